@@ -1,0 +1,42 @@
+import { TrainwatchError } from '../lambdas/core/errors.js';
+
+/** A CLI command: gets its arguments, returns the exit code. */
+export type Command = (args: string[]) => Promise<number>;
+
+/** Commands load lazily so `trainwatch classify` never pays for the AWS SDK. */
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
+  'setup-local': { summary: 'create the bucket, table and topic on the local emulator', load: () => import('./commands/setupLocal.js') },
+  sweep: { summary: 'run one sweep [--now ISO-8601]', load: () => import('./commands/sweep.js') },
+  status: { summary: "show the runs' states [RUN_ID] [--json]", load: () => import('./commands/status.js') },
+  local: { summary: 'run trainwatch locally against the emulator with simulated runs', load: () => import('./commands/local.js') },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return `usage: trainwatch <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
+}
+
+/** Dispatches `argv` to a command; errors of ours print as one line, not a stack. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage());
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`trainwatch: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
+    return 2;
+  }
+  try {
+    const { run } = await command.load();
+    return await run(args);
+  } catch (e) {
+    if (e instanceof TrainwatchError) {
+      process.stderr.write(`trainwatch ${name}: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,4 @@
+export * from './files.js';
+export * from './parse.js';
+export * from './runId.js';
+export * from './schemas.js';

@@ -1,0 +1,81 @@
+import type { RunFileName } from './protocol/files.js';
+import type { RunState } from './states.js';
+
+/** What we remember of the last `metadata.json` we read (the fields evaluation and alerts need). */
+export interface KnownMetadata {
+  readonly phase?: string;
+  readonly status?: string;
+  readonly instanceId?: string;
+  readonly jobName?: string;
+  readonly startedAt?: number;
+  readonly attempt?: number;
+  readonly staleMinutes?: number;
+  readonly profile?: string;
+  readonly logPath?: string;
+  readonly checkpointDir?: string;
+}
+
+/** An alert waiting for (or retrying) delivery on some channels. */
+export interface OutboxEntry {
+  readonly alert: import('./alert.js').Alert;
+  readonly pending: readonly string[];
+  readonly attempts: number;
+  /** Nobody else retries this entry before then (the sender holds a lease). */
+  readonly leaseUntil: number;
+  readonly lastError?: string;
+}
+
+/** A channel that gave up on an alert: recorded so nothing is silently lost. */
+export interface Undelivered {
+  readonly alertId: string;
+  readonly channel: string;
+  readonly error: string;
+  readonly at: number;
+}
+
+/** One item per run in DynamoDB: the durable state; freshness is derived from S3 and `now`. */
+export interface RunRecord {
+  readonly runId: string;
+  readonly state: RunState;
+  readonly reason: string;
+  readonly errorType?: string | null;
+  readonly attempt: number;
+  /** Bumped by every transition; every write is conditional on it. */
+  readonly version: number;
+  /** When the run entered `state`. */
+  readonly since: number;
+  readonly updatedAt: number;
+  readonly firstSeenAt: number;
+  /** ETags of the bodies we last read, per file: an unchanged ETag needs no new read. */
+  readonly etags: Partial<Record<RunFileName, string>>;
+  readonly meta?: KnownMetadata;
+  readonly step?: number;
+  readonly totalSteps?: number;
+  readonly loss?: number;
+  /** LastModified of the progress.json in which `step` was first seen at its current value. */
+  readonly stepAdvancedAt?: number;
+  readonly progressCheckedAt?: number;
+  /** The first step we saw and when, for the rate behind the ETA. */
+  readonly firstStep?: number;
+  readonly firstStepAt?: number;
+  /** Degraded findings by source (an invalid file, clock skew, a diagnosis), each one line. */
+  readonly findings?: Readonly<Record<string, string>>;
+  readonly lastLogLine?: string;
+  readonly lastAlertAt?: number;
+  readonly outbox?: Readonly<Record<string, OutboxEntry>>;
+  readonly undelivered?: readonly Undelivered[];
+  /** When a restart was issued (state RESTARTING); set by remediation. */
+  readonly restartIssuedAt?: number;
+}
+
+/** A transition, appended to the run's history. */
+export interface Flip {
+  readonly runId: string;
+  readonly from?: RunState;
+  readonly to: RunState;
+  readonly reason: string;
+  readonly at: number;
+  readonly attempt: number;
+  readonly version: number;
+  readonly errorType?: string | null;
+}
