@@ -1,7 +1,7 @@
 import type { Alert } from './alert.js';
 import type { RunFiles } from './listing.js';
 import type { RunFileName } from './protocol/files.js';
-import type { Flip, RunRecord } from './record.js';
+import type { Flip, OutboxEntry, RunRecord, Undelivered } from './record.js';
 
 /** Where heartbeats live (S3). */
 export interface RunStore {
@@ -13,14 +13,23 @@ export interface RunStore {
   read(runId: string, file: RunFileName, tailBytes?: number): Promise<Uint8Array | undefined>;
 }
 
-/** Where run state lives (DynamoDB). Writes are conditional on `expectedVersion`. */
+/**
+ * Where run state lives (DynamoDB). Every write bumps the run's version and, except `settleOutbox`,
+ * is conditional on the version it read (0: the run is new), so a stale writer loses instead of
+ * overwriting: false means another writer won.
+ */
 export interface StateStore {
   loadAll(): Promise<Map<string, RunRecord>>;
   get(runId: string): Promise<RunRecord | undefined>;
-  /** Writes a transition and its history entry atomically; false if another writer won. */
-  transition(next: RunRecord, flip: Flip, expectedVersion: number | undefined): Promise<boolean>;
-  /** Writes bookkeeping without a transition (same version); false if the run changed meanwhile. */
-  update(next: RunRecord, expectedVersion: number | undefined): Promise<boolean>;
+  /** Writes `next` (version = expectedVersion + 1) and appends `flip` to the history, atomically. */
+  transition(next: RunRecord, flip: Flip, expectedVersion: number): Promise<boolean>;
+  /** Writes `next` (version = expectedVersion + 1) without a history entry. */
+  update(next: RunRecord, expectedVersion: number): Promise<boolean>;
+  /** Replaces (or, with null, removes) one outbox entry whatever the version; records what gave up. */
+  settleOutbox(runId: string, alertId: string, entry: OutboxEntry | null, gaveUp: readonly Undelivered[], at: number): Promise<void>;
+  /** Takes a named per-run lock until `untilMs`, unless another owner holds an unexpired one. */
+  acquireLock(runId: string, name: string, owner: string, untilMs: number, nowMs: number): Promise<boolean>;
+  releaseLock(runId: string, name: string, owner: string): Promise<void>;
   history(runId: string, limit?: number): Promise<Flip[]>;
 }
 

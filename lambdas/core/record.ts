@@ -40,7 +40,7 @@ export interface RunRecord {
   readonly reason: string;
   readonly errorType?: string | null;
   readonly attempt: number;
-  /** Bumped by every transition; every write is conditional on it. */
+  /** Bumped by every write; every write is conditional on it (0: not stored yet). */
   readonly version: number;
   /** When the run entered `state`. */
   readonly since: number;
@@ -61,6 +61,12 @@ export interface RunRecord {
   /** Degraded findings by source (an invalid file, clock skew, a diagnosis), each one line. */
   readonly findings?: Readonly<Record<string, string>>;
   readonly lastLogLine?: string;
+  /** The message of the latest `_error` (its last meaningful line). */
+  readonly errorMessage?: string;
+  /** Per-run locks (e.g. one restart at a time): owner and expiry. */
+  readonly locks?: Readonly<Record<string, { readonly owner: string; readonly until: number }>>;
+  /** After the run's evaluation threw: failures in a row and when to try again (no crash loop). */
+  readonly backoff?: { readonly failures: number; readonly until: number; readonly error: string };
   readonly lastAlertAt?: number;
   readonly outbox?: Readonly<Record<string, OutboxEntry>>;
   readonly undelivered?: readonly Undelivered[];

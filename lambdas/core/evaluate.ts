@@ -1,0 +1,83 @@
+import { formatDuration } from './duration.js';
+import type { ObjectInfo, RunFiles } from './listing.js';
+import type { RunRecord } from './record.js';
+import { RunState } from './states.js';
+import { effectiveThresholds, type Thresholds } from './thresholds.js';
+
+/** The state a run should be in now, and why. */
+export interface Verdict {
+  readonly state: RunState;
+  readonly reason: string;
+  readonly errorType?: string | null;
+}
+
+const ago = (now: number, at: number) => formatDuration(now - at);
+
+/**
+ * Judges one run from what a LIST shows (`run`) and what we know (`known`: the stored record with any
+ * fresh reads applied). Pure. Precedence: _complete > _error > staleness > stall > degraded.
+ */
+export function assess(run: RunFiles, known: RunRecord, now: number, t: Thresholds): Verdict {
+  const { metadata, progress, error, complete } = run.files;
+  if (complete) return { state: RunState.SUCCEEDED, reason: `_complete written ${ago(now, complete.lastModified)} ago` };
+
+  const restartAt = known.state === RunState.RESTARTING ? known.restartIssuedAt : undefined;
+  const newer = (o: ObjectInfo | undefined) => o !== undefined && (restartAt === undefined || o.lastModified > restartAt);
+  if (newer(error)) {
+    return { state: RunState.FAILED, reason: known.errorMessage ?? '_error written', errorType: known.errorType ?? null };
+  }
+  if (restartAt !== undefined && !newer(metadata) && !newer(progress)) {
+    if (now - restartAt > t.startupGraceMs)
+      return {
+        state: RunState.TIMED_OUT,
+        reason: `restart issued ${ago(now, restartAt)} ago, but attempt ${known.attempt} never sent a heartbeat`,
+      };
+    return {
+      state: RunState.RESTARTING,
+      reason: `waiting for attempt ${known.attempt}'s first heartbeat (restart issued ${ago(now, restartAt)} ago)`,
+    };
+  }
+
+  const beats = [metadata, progress].filter((o): o is ObjectInfo => o !== undefined);
+  if (beats.length === 0) {
+    const waited = now - run.firstSeenAt;
+    if (waited <= t.startupGraceMs)
+      return { state: RunState.PENDING, reason: `waiting for the first heartbeat (${formatDuration(waited)} of ${formatDuration(t.startupGraceMs)} startup grace)` };
+    return {
+      state: RunState.TIMED_OUT,
+      reason: `never started: no heartbeat ${formatDuration(waited)} after the run appeared (startup grace ${formatDuration(t.startupGraceMs)})`,
+    };
+  }
+
+  const eff = effectiveThresholds(t, known.meta);
+  const limit = `threshold ${formatDuration(eff.staleAfterMs)}${eff.why === 'default' ? '' : `, ${eff.why}`}`;
+  const stale = beats.filter((o) => now - o.lastModified > eff.staleAfterMs);
+  if (stale.length === beats.length) {
+    const newest = Math.max(...beats.map((o) => o.lastModified));
+    return { state: RunState.TIMED_OUT, reason: `no heartbeat for ${ago(now, newest)} (${limit})` };
+  }
+
+  if (progress && known.step !== undefined) {
+    // An unchanged ETag means the step we know is current; otherwise the last write bounds it.
+    const current = known.etags.progress === progress.etag && known.stepAdvancedAt !== undefined;
+    const unchangedSince = current ? known.stepAdvancedAt! : progress.lastModified;
+    if (now - unchangedSince > eff.stallAfterMs)
+      return {
+        state: RunState.STALLED,
+        reason: `step ${known.step} has not advanced for ${ago(now, unchangedSince)} (threshold ${formatDuration(eff.stallAfterMs)}) while heartbeats are fresh`,
+      };
+  }
+
+  if (stale.length > 0) {
+    const [s] = stale;
+    const name = s === metadata ? 'metadata.json' : 'progress.json';
+    const other = s === metadata ? 'progress.json' : 'metadata.json';
+    return { state: RunState.WARNING, reason: `${name} not updated for ${ago(now, s!.lastModified)} (${limit}) while ${other} is fresh` };
+  }
+
+  const findings = Object.keys(known.findings ?? {}).sort();
+  if (findings.length > 0) return { state: RunState.WARNING, reason: known.findings![findings[0]!]! };
+
+  const of = known.totalSteps ? `/${known.totalSteps}` : '';
+  return { state: RunState.RUNNING, reason: known.step === undefined ? 'heartbeats fresh' : `heartbeats fresh, at step ${known.step}${of}` };
+}

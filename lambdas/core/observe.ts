@@ -1,0 +1,134 @@
+import { formatDuration } from './duration.js';
+import type { RunFiles } from './listing.js';
+import { decodeText, lastLine, parseComplete, parseMetadata, parseProgress, toEpochMs } from './protocol/parse.js';
+import { MAX_JSON_BYTES, type RunFileName } from './protocol/files.js';
+import type { Metadata } from './protocol/schemas.js';
+import type { KnownMetadata, RunRecord } from './record.js';
+import { RunState } from './states.js';
+
+/** Bodies read this time, by file; `undefined` means the object vanished between LIST and GET. */
+export type Reads = Partial<Record<RunFileName, Uint8Array | undefined>>;
+
+/** Classifies an error text (with the log tail) into an error type; injected so core stays pluggable. */
+export type Classifier = (text: string, profile?: string) => { error_type: string | null };
+
+/** A heartbeat timestamp further than this from S3's LastModified is reported as clock skew. */
+export const MAX_SKEW_MS = 5 * 60_000;
+
+/** A fresh record for a run seen for the first time (version 0: not stored yet). */
+export function newRecord(run: RunFiles, now: number): RunRecord {
+  return {
+    runId: run.runId,
+    state: RunState.PENDING,
+    reason: 'first seen',
+    attempt: 1,
+    version: 0,
+    since: now,
+    updatedAt: now,
+    firstSeenAt: run.firstSeenAt,
+    etags: {},
+  };
+}
+
+function withFinding(r: RunRecord, key: string, finding: string | undefined): RunRecord['findings'] {
+  const next = { ...(r.findings ?? {}) };
+  if (finding) next[key] = finding;
+  else delete next[key];
+  return Object.keys(next).length ? next : undefined;
+}
+
+function skew(file: string, field: string, stamp: string | number | undefined, lastModified: number): string | undefined {
+  const at = toEpochMs(stamp);
+  if (at === undefined) return stamp === undefined ? undefined : `${file}: ${field} ${JSON.stringify(stamp)} is not a timestamp`;
+  const diff = at - lastModified;
+  if (Math.abs(diff) <= MAX_SKEW_MS) return undefined;
+  const dir = diff > 0 ? 'ahead of' : 'behind';
+  return `clock skew: ${file} ${field} is ${formatDuration(Math.abs(diff))} ${dir} S3's clock; check NTP on the instance`;
+}
+
+/** An oversized JSON file is judged from its LIST size alone: the sweep never downloads it. */
+function tooBig(file: string, size: number): { ok: false; problem: string } | undefined {
+  return size > MAX_JSON_BYTES ? { ok: false, problem: `${file} is ${size} bytes (at most ${MAX_JSON_BYTES})` } : undefined;
+}
+
+function knownMetadata(v: Metadata): KnownMetadata {
+  return {
+    phase: v.phase,
+    status: v.status,
+    instanceId: v.instance_id,
+    jobName: v.job_name,
+    startedAt: toEpochMs(v.started_at),
+    attempt: v.attempt,
+    staleMinutes: v.stale_minutes,
+    profile: v.profile,
+    logPath: v.log_path,
+    checkpointDir: v.checkpoint_dir,
+  };
+}
+
+/** Folds the bodies read this time into what we know about the run. Pure. */
+export function observe(r: RunRecord, run: RunFiles, reads: Reads, now: number, classify: Classifier): RunRecord {
+  let next: RunRecord = r;
+  const etags = { ...r.etags };
+  const { files } = run;
+
+  if ('metadata' in reads && files.metadata) {
+    etags.metadata = files.metadata.etag;
+    const parsed = tooBig('metadata.json', files.metadata.size) ?? (reads.metadata ? parseMetadata(reads.metadata) : undefined);
+    if (parsed?.ok) {
+      const meta = knownMetadata(parsed.value);
+      next = { ...next, meta, attempt: meta.attempt ?? next.attempt };
+      next = { ...next, findings: withFinding(next, 'metadata.json', undefined) };
+      next = { ...next, findings: withFinding(next, 'clock', skew('metadata.json', 'last_update', parsed.value.last_update, files.metadata.lastModified)) };
+    } else if (parsed) {
+      next = { ...next, findings: withFinding(next, 'metadata.json', `invalid heartbeat: ${parsed.problem}`) };
+    }
+  }
+
+  if ('progress' in reads && files.progress) {
+    etags.progress = files.progress.etag;
+    const parsed = tooBig('progress.json', files.progress.size) ?? (reads.progress ? parseProgress(reads.progress) : undefined);
+    if (parsed?.ok) {
+      const { step, total_steps, loss } = parsed.value;
+      const at = files.progress.lastModified;
+      const advanced = step !== next.step;
+      // A step below the first one seen means a new attempt resumed from a checkpoint: restart the rate.
+      const rebase = next.firstStep === undefined || step < next.firstStep;
+      next = {
+        ...next,
+        step,
+        totalSteps: total_steps ?? undefined,
+        loss: typeof loss === 'number' && Number.isFinite(loss) ? loss : undefined,
+        stepAdvancedAt: advanced || next.stepAdvancedAt === undefined ? at : next.stepAdvancedAt,
+        progressCheckedAt: now,
+        firstStep: rebase ? step : next.firstStep,
+        firstStepAt: rebase ? at : next.firstStepAt,
+      };
+      next = { ...next, findings: withFinding(next, 'progress.json', undefined) };
+      if (!next.findings?.clock)
+        next = { ...next, findings: withFinding(next, 'clock', skew('progress.json', 'last_updated', parsed.value.last_updated, at)) };
+    } else if (parsed) {
+      next = { ...next, progressCheckedAt: now, findings: withFinding(next, 'progress.json', `invalid heartbeat: ${parsed.problem}`) };
+    }
+  }
+
+  if ('log' in reads && reads.log) next = { ...next, lastLogLine: lastLine(decodeText(reads.log)) };
+
+  if ('error' in reads && files.error) {
+    etags.error = files.error.etag;
+    const text = reads.error ? decodeText(reads.error) : '';
+    const log = reads.log ? decodeText(reads.log) : '';
+    const message = lastLine(text) ?? '_error written (empty)';
+    const { error_type } = classify(`${text}\n${log}`, next.meta?.profile);
+    next = { ...next, errorMessage: message, errorType: error_type };
+  }
+
+  if ('complete' in reads && files.complete) {
+    etags.complete = files.complete.etag;
+    const summary = reads.complete ? parseComplete(reads.complete) : undefined;
+    const step = typeof summary?.step === 'number' ? summary.step : undefined;
+    if (step !== undefined && Number.isInteger(step)) next = { ...next, step };
+  }
+
+  return { ...next, etags };
+}

@@ -1,0 +1,34 @@
+import { assess } from './evaluate.js';
+import type { RunFiles } from './listing.js';
+import type { RunFileName } from './protocol/files.js';
+import type { RunRecord } from './record.js';
+import { effectiveThresholds, type Thresholds } from './thresholds.js';
+
+/**
+ * Which bodies are worth a GET this sweep. Healthy runs need none: LastModified says they are alive.
+ * We read a changed file when it is new to us, when a transition is in sight (its content shapes the
+ * verdict and the alert), and progress.json at most every half stall threshold to track `step`.
+ */
+export function planReads(run: RunFiles, known: RunRecord, now: number, t: Thresholds): Set<RunFileName> {
+  const f = run.files;
+  const changed = (name: RunFileName) => f[name] !== undefined && f[name]!.etag !== known.etags[name];
+  const reads = new Set<RunFileName>();
+  const want = (name: RunFileName) => changed(name) && reads.add(name);
+
+  want('complete');
+  if (want('error') && f.log) reads.add('log');
+
+  const isNew = known.version === 0;
+  const candidate = assess(run, known, now, t).state !== known.state;
+  if (isNew || candidate) {
+    want('metadata');
+    want('progress');
+  }
+  if (changed('progress')) {
+    const eff = effectiveThresholds(t, known.meta);
+    const due = known.progressCheckedAt === undefined || now - known.progressCheckedAt >= eff.stallAfterMs / 2;
+    const stallSuspect = known.stepAdvancedAt !== undefined && now - known.stepAdvancedAt > eff.stallAfterMs;
+    if (due || stallSuspect) reads.add('progress');
+  }
+  return reads;
+}
