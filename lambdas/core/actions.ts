@@ -1,0 +1,71 @@
+import type { Alert } from './alert.js';
+import { RunState } from './states.js';
+
+const RESUME = 'then resume from the last checkpoint';
+
+/** The next step for a person, per error type (DESIGN: failure classes). */
+export const ERROR_ACTIONS: Readonly<Record<string, string>> = {
+  oom: `Reduce batch size or sequence length (or enable activation checkpointing), ${RESUME}`,
+  cpu_oom_killed: `The host ran out of RAM: lower dataloader workers or prefetching, or use an instance with more memory, ${RESUME}`,
+  disk_full: 'Free disk space on the checkpoint volume (delete old checkpoints) and restart',
+  numerical_instability: `Lower the learning rate (or add warmup / gradient clipping), check the data for bad samples, train in bf16 rather than fp16, ${RESUME} taken before the loss diverged`,
+  exception: `Fix the error shown in the log (a restart would fail the same way), ${RESUME}`,
+  torch: `Fix the PyTorch error shown in the log (shape, dtype or device mismatch; a restart would fail the same way), ${RESUME}`,
+  nccl: `Check NCCL on every node (set NCCL_DEBUG=INFO, check EFA / network health), ${RESUME}`,
+  nccl_timeout: `A collective timed out: look for a dead or straggling rank in the per-rank logs, ${RESUME}`,
+  distributed_timeout: `A rank did not join in time: check that every node is up and can reach the master address and port, ${RESUME}`,
+  watchdog_timeout: `The NCCL watchdog aborted a stuck collective: find the stuck rank in its log, ${RESUME}`,
+  communication: `Check connectivity between nodes (security groups, EFA, interface names), ${RESUME}`,
+  hang: `The process is alive but not progressing: capture stacks (py-spy dump --pid <pid>), kill it, ${RESUME}`,
+  deadlock: `Capture the stacks of all ranks (py-spy dump) to find the deadlock, kill the job, ${RESUME}`,
+  gpu_xid: `The GPU reported an Xid error: replace the node (stop and start the instance to move hosts), ${RESUME}`,
+  cancelled_preempted:
+    'The instance was preempted or reclaimed: resume from the last checkpoint on a new instance',
+};
+
+/** When no error type is known for a failure. */
+export const UNKNOWN_ERROR_ACTION = `Read _error and the log tail in S3, fix the cause, ${RESUME}`;
+
+/** The next step for a person, per state, when no error type is more specific. */
+export const STATE_ACTIONS: Readonly<Record<RunState, string>> = {
+  PENDING: 'Nothing to do yet: waiting for the first heartbeat',
+  RUNNING: 'Nothing to do: the run has recovered and is making progress',
+  WARNING: 'Check the run (see the reason); it will time out if heartbeats stay stale',
+  STALLED: `Heartbeats arrive but the step does not advance: check the log for a hang (py-spy dump), kill the process if it is stuck, ${RESUME}`,
+  TIMED_OUT: `Heartbeats stopped: check that the instance is running and the training process is alive, ${RESUME}`,
+  FAILED: UNKNOWN_ERROR_ACTION,
+  SUCCEEDED: 'Collect the artefacts (checkpoints, logs), then stop the instance to stop paying for it',
+  RESTARTING: 'Nothing to do: trainwatch restarted the run and is waiting for a heartbeat of the new attempt',
+};
+
+/** States where a known error type says more than the state itself. */
+const ERROR_SPECIFIC: ReadonlySet<RunState> = new Set([
+  RunState.FAILED,
+  RunState.TIMED_OUT,
+  RunState.STALLED,
+  RunState.WARNING,
+]);
+
+/** The concrete next step for a person, for a run in `state` with an optional classified error type. */
+export function actionFor(state: RunState, errorType?: string | null): string {
+  // hasOwn: profiles may define their own error types, which must not hit Object.prototype ("constructor").
+  if (errorType && ERROR_SPECIFIC.has(state) && Object.hasOwn(ERROR_ACTIONS, errorType))
+    return ERROR_ACTIONS[errorType]!;
+  return STATE_ACTIONS[state];
+}
+
+const SEVERITY: Readonly<Record<RunState, Alert['severity']>> = {
+  PENDING: 'info',
+  RUNNING: 'success',
+  WARNING: 'warning',
+  STALLED: 'critical',
+  TIMED_OUT: 'critical',
+  FAILED: 'critical',
+  SUCCEEDED: 'success',
+  RESTARTING: 'info',
+};
+
+/** How loudly to tell people about a run entering `state`. */
+export function severityFor(state: RunState): Alert['severity'] {
+  return SEVERITY[state];
+}
