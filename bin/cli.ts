@@ -9,6 +9,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   sweep: { summary: 'run one sweep [--now ISO-8601]', load: () => import('./commands/sweep.js') },
   status: { summary: "show the runs' states [RUN_ID] [--json]", load: () => import('./commands/status.js') },
   local: { summary: 'run trainwatch locally against the emulator with simulated runs', load: () => import('./commands/local.js') },
+  classify: { summary: 'classify a log or error text [FILE] [--profile P] [--all]', load: () => import('./commands/classify.js') },
 };
 
 function usage(): string {

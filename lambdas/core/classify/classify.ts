@@ -1,0 +1,144 @@
+import { isRestartable } from './errorTypes.js';
+import { BUILTIN_PROFILES, DEFAULT_PROFILE } from './profiles/index.js';
+import type { Profile, Severity, Signal } from './schema.js';
+import type { Classification } from './types.js';
+
+/** Longest line we run regexes on: a minified JSON blob in a log must not cost seconds. */
+const MAX_LINE = 4000;
+const SEVERITY_RANK: Readonly<Record<Severity, number>> = { critical: 3, error: 2, warning: 1, info: 0 };
+
+/** One signal that matched, with where. */
+export interface SignalMatch {
+  readonly signal: string;
+  readonly error_type: string | null;
+  readonly severity: Severity;
+  readonly subsystem: string;
+  readonly priority: number;
+  readonly restartable: boolean;
+  readonly fields: Readonly<Record<string, string>>;
+  /** 1-based line number of the first match. */
+  readonly line: number;
+  /** The matching line, trimmed to 300 characters. */
+  readonly text: string;
+}
+
+/** A classification plus every signal that matched (best first), for diagnosis and alerts. */
+export interface DetailedClassification extends Classification {
+  readonly subsystem: string | null;
+  readonly line: string | null;
+  readonly matches: readonly SignalMatch[];
+}
+
+interface Compiled {
+  readonly signal: Signal;
+  readonly re: RegExp;
+  readonly requires?: RegExp;
+  readonly unless?: RegExp;
+}
+
+const compiledCache = new WeakMap<Profile, Compiled[]>();
+
+function compile(profile: Profile): Compiled[] {
+  let c = compiledCache.get(profile);
+  if (!c) {
+    c = profile.signals.map((s) => ({
+      signal: s,
+      re: new RegExp(s.pattern, s.flags),
+      requires: s.requires ? new RegExp(s.requires, s.flags) : undefined,
+      unless: s.unless ? new RegExp(s.unless, s.flags) : undefined,
+    }));
+    compiledCache.set(profile, c);
+  }
+  return c;
+}
+
+/** A built-in profile by name; an unknown or missing name gets the default (a typo must not blind us). */
+export function resolveProfile(profile?: Profile | string | null): Profile {
+  if (profile && typeof profile === 'object') return profile;
+  return BUILTIN_PROFILES.get(profile ?? DEFAULT_PROFILE) ?? BUILTIN_PROFILES.get(DEFAULT_PROFILE)!;
+}
+
+function fieldsOf(
+  signal: Signal,
+  groups: Record<string, string | undefined> | undefined,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!groups) return out;
+  for (const name of signal.fields ?? Object.keys(groups)) {
+    const v = groups[name]?.trim();
+    if (v) out[name] = v;
+  }
+  return out;
+}
+
+/** Better first: an error type over a bare warning, then priority, then severity, then the earlier line. */
+function compare(a: SignalMatch, b: SignalMatch): number {
+  const typed = Number(b.error_type !== null) - Number(a.error_type !== null);
+  if (typed) return typed;
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  const sev = SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity];
+  return sev || a.line - b.line;
+}
+
+/** Every signal of the profile that matches some line of `text`, best first (each signal once). */
+export function matchSignals(text: string, profile?: Profile | string | null): SignalMatch[] {
+  const compiled = compile(resolveProfile(profile));
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const matches: SignalMatch[] = [];
+  for (const c of compiled) {
+    if (c.requires && !c.requires.test(text)) continue;
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!.length > MAX_LINE ? lines[i]!.slice(0, MAX_LINE) : lines[i]!;
+      const m = c.re.exec(line);
+      if (!m || c.unless?.test(line)) continue;
+      const s = c.signal;
+      const trimmed = line.trim();
+      matches.push({
+        signal: s.name,
+        error_type: s.error_type,
+        severity: s.severity,
+        subsystem: s.subsystem,
+        priority: s.priority,
+        restartable: s.restartable ?? isRestartable(s.error_type),
+        fields: fieldsOf(s, m.groups),
+        line: i + 1,
+        text: trimmed.length > 300 ? `${trimmed.slice(0, 299)}…` : trimmed,
+      });
+      break;
+    }
+  }
+  return matches.sort(compare);
+}
+
+/** Classifies an error text, log tail or diagnosis output; `error_type: null` when no error signal matched. */
+export function classifyDetailed(text: string, profile?: Profile | string | null): DetailedClassification {
+  const matches = matchSignals(text, profile);
+  const best = matches[0];
+  if (!best)
+    return {
+      error_type: null,
+      restartable: false,
+      signal: null,
+      severity: null,
+      fields: {},
+      subsystem: null,
+      line: null,
+      matches,
+    };
+  return {
+    error_type: best.error_type,
+    restartable: best.error_type !== null && best.restartable,
+    signal: best.signal,
+    severity: best.severity,
+    fields: best.fields,
+    subsystem: best.subsystem,
+    line: best.text,
+    matches,
+  };
+}
+
+/** The contract of `trainwatch classify`: `{error_type, restartable, signal, severity, fields}`. */
+export function classify(text: string, profile?: Profile | string | null): Classification {
+  const { error_type, restartable, signal, severity, fields } = classifyDetailed(text, profile);
+  return { error_type, restartable, signal, severity, fields };
+}

@@ -1,0 +1,13 @@
+export {
+  classify,
+  classifyDetailed,
+  type DetailedClassification,
+  matchSignals,
+  resolveProfile,
+  type SignalMatch,
+} from './classify.js';
+export { ERROR_TYPES, isRestartable, NOT_RESTARTABLE, RESTARTABLE } from './errorTypes.js';
+export { loadProfile } from './load.js';
+export { BUILTIN_PROFILES, DEFAULT_PROFILE } from './profiles/index.js';
+export { type Profile, SEVERITIES, type Severity, type Signal, type SignalInput } from './schema.js';
+export type { Classification } from './types.js';

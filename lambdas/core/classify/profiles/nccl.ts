@@ -1,0 +1,93 @@
+import type { SignalInput } from '../schema.js';
+
+/** Collective communication: NCCL errors, watchdog and process-group timeouts, the network under them. */
+export const NCCL_SIGNALS: readonly SignalInput[] = [
+  {
+    name: 'nccl_watchdog_timeout',
+    pattern: String.raw`Watchdog caught collective operation timeout(?::\s*WorkNCCL\(SeqNum=(?<seq>\d+), OpType=(?<op_type>\w+)[^)]*?Timeout\(ms\)=(?<timeout_ms>\d+)\) ran for (?<ran_ms>\d+) milliseconds)?`,
+    error_type: 'watchdog_timeout',
+    severity: 'critical',
+    subsystem: 'nccl',
+    priority: 52,
+  },
+  {
+    name: 'nccl_timeout',
+    pattern: String.raw`NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|NCCL.*timed out after`,
+    error_type: 'nccl_timeout',
+    severity: 'critical',
+    subsystem: 'nccl',
+    priority: 50,
+  },
+  {
+    name: 'process_group_timeout',
+    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo.*[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout`,
+    error_type: 'distributed_timeout',
+    severity: 'critical',
+    subsystem: 'distributed',
+    priority: 48,
+  },
+  {
+    name: 'nccl_error',
+    pattern: String.raw`NCCL error(?: in: [^,\s]+)?(?:,\s*(?<nccl_error>[^,]{3,80}?)(?:\s*\(run with|, NCCL version|$))?|\bnccl(?<nccl_code>SystemError|InternalError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)\b`,
+    fields: ['nccl_error', 'nccl_code'],
+    error_type: 'nccl',
+    severity: 'critical',
+    subsystem: 'nccl',
+    priority: 45,
+  },
+  {
+    name: 'dist_backend_error',
+    pattern: String.raw`DistBackendError`,
+    error_type: 'nccl',
+    severity: 'error',
+    subsystem: 'nccl',
+    priority: 44,
+  },
+  {
+    name: 'nccl_failed_or_timed_out',
+    pattern: String.raw`Some NCCL operations have failed or timed out`,
+    error_type: 'nccl',
+    severity: 'error',
+    subsystem: 'nccl',
+    priority: 30,
+  },
+  {
+    name: 'efa_plugin_error',
+    pattern: String.raw`NET/OFI.*(?:[Ff]ailed|Couldn't|Could not|Unable|error)|\bfi_\w+ (?:failed|returned error)`,
+    unless: String.raw`NCCL INFO`,
+    // A plugin that fails to start makes NCCL fall back to sockets: slower, not (by itself) a failure.
+    error_type: null,
+    severity: 'warning',
+    subsystem: 'network',
+    priority: 3,
+  },
+  {
+    name: 'connection_lost',
+    pattern: String.raw`Connection reset by peer|Connection refused|Connection closed by (?:remote )?peer|\bBroken pipe\b|\bECONNRESET\b|\bECONNREFUSED\b|Software caused connection abort|No route to host|Network is unreachable|NET/IB\s*:\s*Got completion from peer|transport retry counter exceeded|remote process exited or there was a network error`,
+    error_type: 'communication',
+    severity: 'error',
+    subsystem: 'network',
+    priority: 40,
+  },
+  {
+    name: 'nccl_socket_fallback',
+    // NCCL quietly drops to TCP sockets when the OFI plugin fails to load; that is only wrong where EFA was
+    // meant to be used, which the same log tells by mentioning the OFI plugin or the EFA provider.
+    pattern: String.raw`NET/Socket\s*:\s*Using|Using network Socket`,
+    requires: String.raw`NET/OFI|aws-ofi-nccl|libnccl-net(?:-ofi)?\.so|FI_PROVIDER=efa|provider:? efa|OFI plugin`,
+    error_type: null,
+    severity: 'warning',
+    subsystem: 'nccl',
+    priority: 2,
+    description:
+      'NCCL uses TCP sockets although an EFA (OFI) plugin was expected: slow, and a sign of a broken setup',
+  },
+  {
+    name: 'nccl_warn',
+    pattern: String.raw`\bNCCL WARN\b\s*(?<message>[^\n]{0,200})`,
+    error_type: null,
+    severity: 'warning',
+    subsystem: 'nccl',
+    priority: 1,
+  },
+];
