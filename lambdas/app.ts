@@ -1,0 +1,51 @@
+import { type AwsClients, awsClients } from './adapters/clients.js';
+import { DynamoStateStore } from './adapters/dynamoStateStore.js';
+import { buildNotifiers } from './adapters/notifiers.js';
+import { S3RunStore } from './adapters/s3RunStore.js';
+import { type Config, loadConfig } from './config.js';
+import type { CheckDeps } from './core/checkRun.js';
+import { classify, DEFAULT_PROFILE } from './core/classify/index.js';
+import type { Classifier } from './core/observe.js';
+
+/** Everything a handler or CLI command needs, wired once per cold start. */
+export interface App {
+  readonly config: Config;
+  readonly clients: AwsClients;
+  readonly runs: S3RunStore;
+  readonly states: DynamoStateStore;
+  readonly deps: CheckDeps & { readonly concurrency: number };
+}
+
+/** A run may name an unknown profile in its metadata: classify with the default rather than fail. */
+const classifier: Classifier = (text, profile) => {
+  try {
+    return classify(text, profile);
+  } catch {
+    return classify(text, DEFAULT_PROFILE);
+  }
+};
+
+/** Builds the app from the environment (or a parsed config) and optional pre-made clients. */
+export function createApp(env: Readonly<Record<string, string | undefined>>, clients?: AwsClients): App {
+  const config = loadConfig(env);
+  const c = clients ?? awsClients({ region: config.region, endpoint: config.endpoint });
+  const runs = new S3RunStore(config.bucket, config.prefix, c.s3);
+  const states = new DynamoStateStore(config.table, c.ddb, config.historyTtlDays);
+  const notifiers = buildNotifiers(config, { sns: c.sns, ssm: c.ssm, events: c.events });
+  return {
+    config,
+    clients: c,
+    runs,
+    states,
+    deps: {
+      runs,
+      states,
+      notifiers,
+      thresholds: config.thresholds,
+      classify: classifier,
+      links: { bucket: config.bucket, prefix: config.prefix, region: config.region },
+      remindEveryMs: config.remindEveryMs,
+      concurrency: config.concurrency,
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { type App, createApp } from '../app.js';
+import { checkRun } from '../core/checkRun.js';
+import { runIdProblem } from '../core/protocol/runId.js';
+import { type SweepSummary, summarise } from '../core/sweep.js';
+import { objectKeys, runIdOfKey } from './s3Events.js';
+
+const logger = new Logger({ serviceName: 'trainwatch' });
+let app: App | undefined;
+
+/** Evaluates at once the runs whose `_error` / `_complete` just appeared, instead of waiting for the sweep. */
+export async function evaluateSentinels(a: App, event: unknown, now: number): Promise<SweepSummary> {
+  const { keys, invalid } = objectKeys(event);
+  for (const problem of invalid) logger.warn('ignored event', { problem });
+  const runIds = new Set<string>();
+  for (const { bucket, key } of keys) {
+    const runId = bucket === a.config.bucket ? runIdOfKey(a.config.prefix, key) : undefined;
+    if (runId && !runIdProblem(runId)) runIds.add(runId);
+    else logger.warn('ignored key outside the watched prefix', { bucket, key });
+  }
+  const outcomes = [];
+  for (const runId of runIds) {
+    const [run, stored] = await Promise.all([a.runs.listRun(runId), a.states.get(runId)]);
+    if (run) outcomes.push(await checkRun(a.deps, run, stored, now));
+  }
+  return summarise(now, outcomes);
+}
+
+/** Lambda entry: an EventBridge S3 `Object Created` event (or an SQS batch of them). */
+export const handler = async (event: unknown): Promise<SweepSummary> => {
+  app ??= createApp(process.env);
+  const summary = await evaluateSentinels(app, event, Date.now());
+  logger.info('sentinel', { transitions: summary.transitions, errors: summary.errors });
+  return summary;
+};
