@@ -1,0 +1,66 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { Alert } from '../core/alert.js';
+import { DeliveryError } from '../core/errors.js';
+import type { Notifier } from '../core/ports.js';
+import { clip } from '../core/render/fields.js';
+import { awsDeliveryError, isTransientCode } from './awsDeliveryError.js';
+
+/** The `source` of every trainwatch event. */
+export const EVENT_SOURCE = 'trainwatch';
+/** The `detail-type` of every trainwatch event. */
+export const EVENT_DETAIL_TYPE = 'Training Run State Change';
+
+/**
+ * The event detail: the alert itself, with `errorType` always present so rules can match `null`,
+ * and free text clipped so the entry stays far below EventBridge's 256 KB.
+ */
+export function eventDetail(alert: Alert): Alert & { errorType: string | null } {
+  return {
+    ...alert,
+    errorType: alert.errorType ?? null,
+    reason: clip(alert.reason, 4000),
+    ...(alert.lastLogLine !== undefined ? { lastLogLine: clip(alert.lastLogLine, 2000) } : {}),
+    ...(alert.details ? { details: alert.details.slice(0, 20).map((d) => clip(d, 1000)) } : {}),
+  };
+}
+
+/** Puts every alert on an EventBridge bus (the default bus when none is named), for routing anywhere. */
+export class EventBridgeNotifier implements Notifier {
+  readonly channel = 'events';
+
+  constructor(
+    private readonly eventBusName?: string,
+    private readonly client: EventBridgeClient = new EventBridgeClient({}),
+  ) {}
+
+  async notify(alert: Alert): Promise<void> {
+    let out: { FailedEntryCount?: number; Entries?: { ErrorCode?: string; ErrorMessage?: string }[] };
+    try {
+      out = await this.client.send(
+        new PutEventsCommand({
+          Entries: [
+            {
+              Source: EVENT_SOURCE,
+              DetailType: EVENT_DETAIL_TYPE,
+              Detail: JSON.stringify(eventDetail(alert)),
+              Time: Number.isFinite(alert.at) ? new Date(alert.at) : undefined,
+              EventBusName: this.eventBusName,
+            },
+          ],
+        }),
+      );
+    } catch (err) {
+      throw awsDeliveryError(this.channel, err);
+    }
+    // PutEvents answers 200 even when an entry is rejected; the entry says why.
+    if ((out.FailedEntryCount ?? 0) > 0) {
+      const entry = out.Entries?.find((e) => e.ErrorCode) ?? {};
+      const code = entry.ErrorCode ?? 'Unknown';
+      throw new DeliveryError(
+        `${this.channel}: ${code}: ${entry.ErrorMessage ?? 'entry rejected'}`,
+        !isTransientCode(code),
+        { channel: this.channel, code },
+      );
+    }
+  }
+}

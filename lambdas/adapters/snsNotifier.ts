@@ -1,0 +1,36 @@
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import type { Alert } from '../core/alert.js';
+import type { Notifier } from '../core/ports.js';
+import { snsMessage } from '../core/render/text.js';
+import { awsDeliveryError } from './awsDeliveryError.js';
+
+/** Publishes alerts to an SNS topic (email, SMS, chat), with attributes subscribers can filter on. */
+export class SnsNotifier implements Notifier {
+  readonly channel = 'sns';
+
+  constructor(
+    private readonly topicArn: string,
+    private readonly client: SNSClient = new SNSClient({}),
+  ) {}
+
+  async notify(alert: Alert): Promise<void> {
+    const { subject, body } = snsMessage(alert);
+    try {
+      await this.client.send(
+        new PublishCommand({
+          TopicArn: this.topicArn,
+          Subject: subject,
+          Message: body,
+          // A subscription filter policy can match these, e.g. {"severity": ["critical"]} for SMS.
+          MessageAttributes: {
+            state: { DataType: 'String', StringValue: alert.state },
+            run_id: { DataType: 'String', StringValue: alert.runId },
+            severity: { DataType: 'String', StringValue: alert.severity },
+          },
+        }),
+      );
+    } catch (err) {
+      throw awsDeliveryError(this.channel, err);
+    }
+  }
+}
