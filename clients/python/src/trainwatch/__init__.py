@@ -1,0 +1,106 @@
+"""trainwatch: heartbeats from a training script to S3, for the trainwatch watchdog.
+
+    import trainwatch
+
+    with trainwatch.watch(run_id="llama-7b-sft", bucket="my-trainwatch-bucket") as run:
+        for step in range(total):
+            ...
+            run.progress(step, total_steps=total, loss=loss)
+
+See docs/CLIENTS.md in the trainwatch repository.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+from . import _protocol as _p
+from ._environment import env_flag, rank
+from .run import Run, __version__
+
+__all__ = ["Run", "watch", "__version__"]
+
+
+def watch(
+    run_id: Optional[str] = None,
+    bucket: Optional[str] = None,
+    prefix: str = _p.DEFAULT_PREFIX,
+    interval: float = 60,
+    *,
+    progress_interval: Optional[float] = None,
+    log_file: Optional[str] = None,
+    enabled: Optional[bool] = None,
+    flush_timeout: float = 10.0,
+    handle_sigterm: bool = True,
+    s3_client: Any = None,
+    **metadata: Any,
+) -> Run:
+    """Watches a training run; use as a context manager (`with trainwatch.watch(...) as run:`).
+
+    Args:
+        run_id: the run's id (one S3 path segment); default `TRAINWATCH_RUN_ID`.
+        bucket: the trainwatch bucket; default `TRAINWATCH_BUCKET`.
+        prefix: key prefix of all runs; `TRAINWATCH_PREFIX` replaces the default when set.
+        interval: seconds between `metadata.json` heartbeats.
+        progress_interval: least seconds between `progress.json` writes (default: `min(10, interval)`).
+        log_file: a log file whose tail is uploaded to `logs/training_log_latest.txt` each interval.
+        enabled: write or not; default: only on rank 0 (`RANK`, else `LOCAL_RANK`), and never when
+            `TRAINWATCH_DISABLED=1`.
+        flush_timeout: how long the end of the run may wait for its last writes when S3 is down.
+        handle_sigterm: record SIGTERM as preempted (then the previous handler or the default runs).
+        s3_client: a boto3 S3 client to use instead of one built from the environment
+            (`AWS_ENDPOINT_URL` is honoured).
+        **metadata: extra `metadata.json` fields: `job_name`, `phase`, `attempt` (default
+            `TRAINWATCH_ATTEMPT`, else one more than the last attempt's), `instance_id` (default
+            `TRAINWATCH_INSTANCE_ID`, else IMDSv2), `checkpoint_dir`, `profile`, `stale_minutes`, `tags`, ...
+
+    Raises:
+        ValueError: a missing or invalid run id or bucket, or a metadata field the watchdog would reject.
+    """
+    env = dict(os.environ)
+    if env_flag(env, "TRAINWATCH_DISABLED"):
+        return Run(run_id or "disabled", bucket or "", prefix, 1.0, 1.0, {}, enabled=False, env=env)
+    run_id = _p.check_run_id(run_id if run_id is not None else env.get("TRAINWATCH_RUN_ID", "").strip())
+    bucket = bucket if bucket is not None else env.get("TRAINWATCH_BUCKET", "").strip()
+    if not bucket:
+        raise ValueError("trainwatch: a bucket is required: pass bucket=... or set TRAINWATCH_BUCKET")
+    if prefix == _p.DEFAULT_PREFIX and env.get("TRAINWATCH_PREFIX") is not None:
+        prefix = env["TRAINWATCH_PREFIX"]
+    prefix = _p.check_prefix(prefix)
+    if not interval > 0:
+        raise ValueError(f"trainwatch: interval must be > 0 seconds, not {interval!r}")
+    if progress_interval is None:
+        progress_interval = min(10.0, float(interval))
+    if progress_interval < 0:
+        raise ValueError(f"trainwatch: progress_interval must be >= 0 seconds, not {progress_interval!r}")
+    metadata.setdefault("attempt", _int_env(env, "TRAINWATCH_ATTEMPT"))
+    metadata.setdefault("instance_id", env.get("TRAINWATCH_INSTANCE_ID", "").strip() or None)
+    metadata = {k: v for k, v in metadata.items() if v is not None}
+    _p.check_metadata(metadata)
+    if enabled is None:
+        enabled = rank(env) == 0
+    return Run(
+        run_id,
+        bucket,
+        prefix,
+        float(interval),
+        float(progress_interval),
+        metadata,
+        enabled=enabled,
+        log_file=log_file,
+        flush_timeout=flush_timeout,
+        handle_sigterm=handle_sigterm,
+        s3_client=s3_client,
+        env=env,
+    )
+
+
+def _int_env(env: dict[str, str], name: str) -> Optional[int]:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"trainwatch: {name}={raw!r} is not an integer") from None

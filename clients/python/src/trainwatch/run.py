@@ -1,0 +1,407 @@
+"""A watched training run: heartbeats, progress, and the final record, written to S3 in the background."""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import json
+import logging
+import os
+import sys
+import threading
+import time
+import traceback
+from types import FrameType, TracebackType
+from typing import Any, Optional, Type
+
+from . import _protocol as p
+from ._environment import hostname, instance_id_from_imds
+from ._signals import SigtermHook
+from ._writer import Worker
+
+log = logging.getLogger("trainwatch")
+
+__version__ = "0.1.0"
+
+_PLAIN = (int, float, str, bool, type(None))
+
+
+class Run:
+    """One training run's heartbeat writer. Create it with `trainwatch.watch(...)`.
+
+    Every method is safe to call from the training loop: none raises on S3 trouble, none waits on S3.
+    A disabled run (another rank, or `TRAINWATCH_DISABLED=1`) accepts every call and does nothing.
+    """
+
+    def __init__(
+        self,
+        run_id: str,
+        bucket: str,
+        prefix: str,
+        interval: float,
+        progress_interval: float,
+        metadata: dict[str, Any],
+        *,
+        enabled: bool = True,
+        log_file: Optional[str] = None,
+        flush_timeout: float = 10.0,
+        handle_sigterm: bool = True,
+        s3_client: Any = None,
+        env: Optional[dict[str, str]] = None,
+    ) -> None:
+        self.run_id, self.bucket, self.prefix = run_id, bucket, prefix
+        self.enabled = enabled
+        self.key_prefix = f"{prefix}/{run_id}/" if prefix else f"{run_id}/"
+        #: Extra fields for the `_complete` summary, e.g. `run.summary["eval_accuracy"] = 0.91`.
+        self.summary: dict[str, Any] = {}
+        self._interval, self._progress_interval = interval, progress_interval
+        self._log_file = log_file
+        self._flush_timeout = flush_timeout
+        self._handle_sigterm = handle_sigterm
+        self._s3_client = s3_client
+        self._env = dict(os.environ) if env is None else env
+        meta = dict(metadata)
+        self._explicit_phase: Optional[str] = meta.pop("phase", None)
+        self._attempt: Optional[int] = meta.pop("attempt", None)
+        self._instance_id: Optional[str] = meta.pop("instance_id", None)
+        if log_file and "log_path" not in meta:
+            meta["log_path"] = os.path.abspath(log_file)
+        self._meta = meta
+        self._status = p.STARTING
+        self._started = self._finished = self._preempted = False
+        self._started_at = self._finished_at = 0.0
+        self._worker: Optional[Worker] = None
+        self._sigterm = SigtermHook(self._on_sigterm)
+        # Progress state, shared with the writer thread.
+        self._plock = threading.Lock()
+        self._latest: Optional[dict[str, Any]] = None
+        self._dirty = False
+        self._next_progress_at = 0.0
+        self._total_steps: Any = None
+        self._next_beat = 0.0
+        self._log_seen: Optional[tuple[int, int]] = None
+        self._warned: set[str] = set()
+
+    # -- public face ---------------------------------------------------------------------------
+
+    def __enter__(self) -> "Run":
+        return self.start()
+
+    def __exit__(
+        self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> bool:
+        self.finish(exc)
+        return False  # never swallow the training's exception
+
+    def start(self) -> "Run":
+        """Starts heartbeats (the `with` statement calls this). Idempotent."""
+        if not self.enabled or self._started:
+            return self
+        self._started = True
+        self._started_at = time.time()
+        factory = (lambda: self._s3_client) if self._s3_client is not None else functools.partial(_s3_client, self._env)
+        base = min(1.0, self._interval)
+        self._worker = Worker(
+            factory,
+            self.bucket,
+            self.key_prefix,
+            poll=self._poll,
+            start_with=self._begin,
+            base_delay=base,
+            max_delay=min(60.0, max(1.0, 5 * self._interval)),
+        )
+        if self._handle_sigterm:
+            self._sigterm.install()
+        atexit.register(self._atexit)
+        self._worker.start()
+        return self
+
+    def progress(self, step: int, total_steps: Optional[int] = None, **metrics: Any) -> None:
+        """Records progress; cheap enough for every step (writes are throttled to `progress_interval`)."""
+        if not self._started or self._finished:
+            return
+        try:
+            if total_steps is not None:
+                self._total_steps = int(total_steps)
+            for name, value in metrics.items():
+                # Keep no autograd graph alive through a tensor we hold until the next write.
+                if type(value) not in _PLAIN and hasattr(value, "detach"):
+                    metrics[name] = value.detach()
+            record = (int(step), self._total_steps, time.time(), metrics)
+            if record[0] < 0:
+                raise ValueError(f"step must be >= 0, not {step!r}")
+            now = time.monotonic()
+            with self._plock:
+                first = self._latest is None
+                self._latest = record  # type: ignore[assignment]
+                due = now >= self._next_progress_at
+                if due:
+                    self._next_progress_at = now + self._progress_interval
+                    self._dirty = False
+                wake = not due and not self._dirty
+                if wake:
+                    self._dirty = True
+            if due:
+                self._worker.put(p.PROGRESS, functools.partial(_progress_body, record))  # type: ignore[union-attr]
+            if first:
+                self._status = p.RUNNING
+                self.heartbeat()
+            elif wake:
+                self._worker.wake()  # type: ignore[union-attr]
+        except Exception as error:
+            self._warn_once("progress", "trainwatch: progress(%r) ignored: %s", step, error)
+
+    def wants_progress(self) -> bool:
+        """True when the next `progress()` call would be written: compute costly metrics only then."""
+        return self._started and not self._finished and time.monotonic() >= self._next_progress_at
+
+    def phase(self, name: str) -> "_Phase":
+        """Sets the phase now (e.g. `checkpointing`, which the watchdog gives more time); as a context
+        manager, puts the previous phase back on exit."""
+        previous = self._explicit_phase
+        self._explicit_phase = name
+        self.heartbeat()
+        return _Phase(self, previous)
+
+    @property
+    def current_phase(self) -> str:
+        """The explicit phase, else `setup` until the first `progress()` call, then `training`."""
+        if self._explicit_phase:
+            return self._explicit_phase
+        return "training" if self._latest is not None else "setup"
+
+    @property
+    def status(self) -> str:
+        return self._status
+
+    def heartbeat(self) -> None:
+        """Writes metadata.json soon, instead of at the next interval."""
+        if self._started and self._worker is not None:
+            self._next_beat = 0.0
+            self._worker.wake()
+
+    def finish(self, error: Optional[BaseException] = None) -> None:
+        """Writes the final record: `_complete`, or `_error` when `error` is given. Idempotent."""
+        if not self._started or self._finished:
+            return
+        self._finished = True
+        self._finished_at = time.time()
+        self._sigterm.uninstall()
+        atexit.unregister(self._atexit)
+        worker = self._worker
+        assert worker is not None
+        if self._preempted:
+            pass  # `_error` says so already; a graceful exit after SIGTERM is not a completion
+        elif _is_success(error):
+            self._status = p.COMPLETED
+            self._write_final(p.COMPLETE, functools.partial(self._complete_body), "application/json")
+        else:
+            self._status = p.FAILED
+            self._write_final(p.ERROR, _error_text(error, self._context()).encode(), "text/plain; charset=utf-8")
+        worker.close(self._flush_timeout)
+
+    # -- writer-thread side ------------------------------------------------------------------
+
+    def _begin(self, s3: Any) -> None:
+        """First thing on the writer thread: find the instance and the attempt, clear the last attempt's end."""
+        if self._instance_id is None:
+            self._instance_id = instance_id_from_imds(self._env) or ""
+        if self._attempt is None:
+            self._attempt = _previous_attempt(s3, self.bucket, self.key_prefix + p.METADATA) + 1
+        for name in (p.ERROR, p.COMPLETE):
+            s3.delete_object(Bucket=self.bucket, Key=self.key_prefix + name)
+        log.info("trainwatch: watching s3://%s/%s (attempt %d)", self.bucket, self.key_prefix, self._attempt)
+
+    def _poll(self, now: float) -> float:
+        worker = self._worker
+        assert worker is not None
+        if now >= self._next_beat:
+            self._next_beat = now + self._interval
+            self._queue_log_tail(force=False)
+            worker.put(p.METADATA, self._metadata_body)
+        with self._plock:
+            if self._dirty and now >= self._next_progress_at and self._latest is not None:
+                self._dirty = False
+                self._next_progress_at = now + self._progress_interval
+                worker.put(p.PROGRESS, functools.partial(_progress_body, self._latest))
+            wait = self._next_progress_at - now if self._dirty else self._interval
+        return min(wait, self._next_beat - now)
+
+    def _metadata_body(self) -> bytes:
+        record: dict[str, Any] = {
+            **self._meta,
+            "run_id": self.run_id,
+            "status": self._status,
+            "phase": self.current_phase,
+            "last_update": p.iso(time.time()),
+            "started_at": p.iso(self._started_at),
+            "attempt": self._attempt,
+            "instance_id": self._instance_id or None,
+            "hostname": hostname(),
+            "pid": os.getpid(),
+            "client": f"trainwatch-python/{__version__}",
+        }
+        if self._finished_at:
+            record["finished_at"] = p.iso(self._finished_at)
+        # The watchdog's schema types these fields as strings when present: leave out what we do not know.
+        return p.encode_json({k: v for k, v in record.items() if v is not None})
+
+    def _complete_body(self) -> bytes:
+        step, total, _, metrics = self._latest or (None, self._total_steps, 0.0, {})
+        summary = {
+            "run_id": self.run_id,
+            "status": p.COMPLETED,
+            "attempt": self._attempt,
+            "started_at": p.iso(self._started_at),
+            "finished_at": p.iso(self._finished_at),
+            "duration_s": round(self._finished_at - self._started_at, 3),
+            "step": step,
+            "total_steps": total,
+            **({"loss": metrics["loss"]} if "loss" in metrics else {}),
+            **self.summary,
+        }
+        return p.encode_json(summary)
+
+    def _queue_log_tail(self, force: bool) -> None:
+        if not self._log_file or self._worker is None:
+            return
+        try:
+            stat = os.stat(self._log_file)
+        except OSError:
+            return
+        seen = (stat.st_size, stat.st_mtime_ns)
+        if force or seen != self._log_seen:
+            self._log_seen = seen
+            self._worker.put(p.LOG, functools.partial(_read_tail, self._log_file), "text/plain; charset=utf-8")
+
+    # -- endings -------------------------------------------------------------------------------
+
+    def _write_final(self, sentinel: str, body: Any, content_type: str) -> None:
+        """Queues, in this order: the log tail, the latest progress, the sentinel, the final metadata."""
+        worker = self._worker
+        assert worker is not None
+        self._queue_log_tail(force=True)
+        with self._plock:
+            if self._latest is not None:
+                worker.put(p.PROGRESS, functools.partial(_progress_body, self._latest))
+                self._dirty = False
+        worker.put(sentinel, body, content_type)
+        worker.put(p.METADATA, self._metadata_body)
+
+    def _on_sigterm(self, frame: Optional[FrameType]) -> None:
+        if self._finished or self._worker is None:
+            return
+        self._preempted = True
+        self._status = p.PREEMPTED
+        text = (
+            "Preempted: received SIGTERM (signal 15): the instance is being reclaimed (spot interruption), "
+            "the job was cancelled (scancel), or the machine is shutting down.\n"
+            f"{self._context()}\n\nStack of the main thread when the signal arrived:\n"
+            + "".join(traceback.format_stack(frame))
+        )
+        self._write_final(p.ERROR, text.encode(), "text/plain; charset=utf-8")
+        self._worker.flush(self._flush_timeout)
+
+    def _atexit(self) -> None:
+        # Reached only when the program ends without finish() (no `with` block). An uncaught exception
+        # leaves itself in sys.last_value before atexit runs.
+        self.finish(getattr(sys, "last_value", None))
+
+    def _context(self) -> str:
+        step, total = (self._latest[0], self._total_steps) if self._latest else (None, self._total_steps)
+        where = f"step {step}" + (f" of {total}" if total else "") if step is not None else "before the first step"
+        return (
+            f"trainwatch: run {self.run_id}, attempt {self._attempt or '?'}, {where}, phase {self.current_phase}, "
+            f"host {hostname()}, pid {os.getpid()}"
+        )
+
+    def _warn_once(self, key: str, message: str, *args: Any) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            log.warning(message, *args)
+
+
+class _Phase:
+    """What `run.phase(name)` returns: the phase is already set; `with` restores the previous one."""
+
+    def __init__(self, run: Run, previous: Optional[str]) -> None:
+        self._run, self._previous = run, previous
+
+    def __enter__(self) -> "_Phase":
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self._run._explicit_phase = self._previous
+        self._run.heartbeat()
+
+
+def _is_success(error: Optional[BaseException]) -> bool:
+    if error is None:
+        return True
+    return isinstance(error, SystemExit) and error.code in (0, None)
+
+
+def _error_text(error: Optional[BaseException], context: str) -> str:
+    if error is None:  # not reached today; kept total so a future caller cannot write an empty _error
+        return f"failed\n{context}\n"
+    summary = "".join(traceback.format_exception_only(type(error), error)).strip()
+    trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    text = f"{summary}\n{context}\n\n{trace}"
+    data = text.encode()
+    if len(data) <= p.MAX_TEXT_BYTES:
+        return text
+    # The watchdog reads the end: keep the head line, drop the middle of the traceback.
+    head = f"{summary[:2000]}\n{context}\n\n[... traceback shortened ...]\n"
+    return head + p.tail_bytes(data, p.MAX_TEXT_BYTES - len(head.encode())).decode(errors="replace")
+
+
+def _progress_body(record: tuple[int, Any, float, dict[str, Any]]) -> bytes:
+    step, total, at, metrics = record
+    body: dict[str, Any] = {"step": step}
+    if total is not None:
+        body["total_steps"] = total
+    body.update(metrics)
+    body["last_updated"] = p.iso(at)
+    return p.encode_json(body)
+
+
+def _read_tail(path: str) -> bytes:
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - p.MAX_TEXT_BYTES))
+        return p.tail_bytes(f.read(), cut=size > p.MAX_TEXT_BYTES)
+
+
+def _previous_attempt(s3: Any, bucket: str, key: str) -> int:
+    """The attempt number in an earlier attempt's metadata.json; 0 when there is none."""
+    try:
+        body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+    except Exception as error:
+        code = getattr(error, "response", {}).get("Error", {}).get("Code")
+        if code in ("NoSuchKey", "404", "NotFound"):
+            return 0
+        raise
+    try:
+        attempt = json.loads(body).get("attempt")
+    except Exception:
+        return 1  # an unreadable file still means there was an attempt before
+    return attempt if isinstance(attempt, int) and not isinstance(attempt, bool) and attempt >= 1 else 1
+
+
+def _s3_client(env: dict[str, str]) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or None
+    config = Config(
+        connect_timeout=3,
+        read_timeout=10,
+        # Our own queue retries with backoff; botocore's retries would only delay the next heartbeat.
+        retries={"mode": "standard", "total_max_attempts": 2},
+        s3={"addressing_style": "path"} if endpoint else None,
+    )
+    region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or None
+    # A private session: boto3's default one is not safe to create from two threads at once.
+    return boto3.session.Session(region_name=region).client("s3", endpoint_url=endpoint, config=config)
+
