@@ -127,11 +127,20 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'loss_not_finite',
-    pattern: String.raw`\b(?:loss|grad(?:ient)?[ _]norm)\b["']?\s*(?:is|=|:|of|became)?\s*(?<value>[-+]?(?:nan|inf(?:inity)?))\b`,
+    pattern: String.raw`\bloss\b["']?\s*(?:is|=|:|of|became)?\s*(?<value>[-+]?(?:nan|inf(?:inity)?))\b`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
     priority: 80,
+  },
+  {
+    name: 'grad_norm_not_finite',
+    // With fp16 loss scaling a nan grad norm on a skipped step is routine; only a nan loss is a failure.
+    pattern: String.raw`\bgrad(?:ient)?[ _]norm\b["']?\s*(?:is|=|:|of)?\s*(?<value>[-+]?(?:nan|inf(?:inity)?))\b`,
+    error_type: null,
+    severity: 'warning',
+    subsystem: 'training',
+    priority: 4,
   },
   {
     name: 'loss_scale_minimum',
@@ -151,7 +160,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'sigterm',
-    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: 15\b|received (?:signal )?SIGTERM|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+`,
+    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: 15\b|received (?:signal )?SIGTERM|Received 15 death signal|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+`,
     unless: String.raw`closing signal SIGTERM`,
     error_type: 'cancelled_preempted',
     severity: 'error',

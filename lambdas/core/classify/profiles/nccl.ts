@@ -12,7 +12,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nccl_timeout',
-    pattern: String.raw`NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|NCCL.*timed out after`,
+    pattern: String.raw`NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|timed out in blocking wait|NCCL.*timed out after`,
     error_type: 'nccl_timeout',
     severity: 'critical',
     subsystem: 'nccl',
@@ -67,7 +67,9 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
     error_type: 'communication',
     severity: 'error',
     subsystem: 'network',
-    priority: 40,
+    // Above the generic NCCL error: "NCCL error … Last error: Connection reset by peer" is a network fault,
+    // and the network action (check EFA, security groups, NCCL_SOCKET_IFNAME) is the useful one.
+    priority: 46,
   },
   {
     name: 'nccl_socket_fallback',

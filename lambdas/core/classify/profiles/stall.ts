@@ -22,7 +22,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     name: 'deadlock',
     pattern: String.raw`\bdead ?lock(?:ed)?\b|Resource deadlock avoided|\bEDEADLK\b`,
     // The tokenizers fork warning names deadlocks on every healthy Hugging Face run.
-    unless: String.raw`avoid deadlocks?|TOKENIZERS_PARALLELISM|to prevent (?:a )?deadlock`,
+    unless: String.raw`avoid deadlocks?|TOKENIZERS_PARALLELISM|to prevent (?:a )?deadlock|deadlock-prone`,
     error_type: 'deadlock',
     severity: 'error',
     subsystem: 'training',
