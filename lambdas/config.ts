@@ -1,5 +1,5 @@
-import { ConfigError } from './core/errors.js';
 import { parseDuration } from './core/duration.js';
+import { ConfigError } from './core/errors.js';
 import type { Thresholds } from './core/thresholds.js';
 
 /** trainwatch's configuration, parsed once from the environment (the same names in Lambda and locally). */
@@ -32,7 +32,9 @@ function duration(env: Env, name: string, fallback: string): number {
   const raw = env[name]?.trim() || fallback;
   const ms = parseDuration(raw);
   if (ms === undefined)
-    throw new ConfigError(`${name}=${JSON.stringify(raw)} is not a duration (use e.g. 90s, 10m, 2h)`, { name });
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} is not a duration (use e.g. 90s, 10m, 2h)`, {
+      name,
+    });
   return ms;
 }
 
@@ -41,7 +43,9 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   if (!raw) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max)
-    throw new ConfigError(`${name}=${JSON.stringify(raw)} must be an integer from ${min} to ${max}`, { name });
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} must be an integer from ${min} to ${max}`, {
+      name,
+    });
   return n;
 }
 
@@ -53,9 +57,12 @@ function phases(env: Env, name: string, fallback: string): Record<string, number
     const [phase, value] = part.split('=').map((s) => s.trim());
     const ms = value ? parseDuration(value) : undefined;
     if (!phase || ms === undefined)
-      throw new ConfigError(`${name}: ${JSON.stringify(part)} is not phase=duration (e.g. checkpointing=45m)`, {
-        name,
-      });
+      throw new ConfigError(
+        `${name}: ${JSON.stringify(part)} is not phase=duration (e.g. checkpointing=45m)`,
+        {
+          name,
+        },
+      );
     out[phase] = ms;
   }
   return out;
@@ -69,9 +76,12 @@ function optional(env: Env, name: string): string | undefined {
 export function loadConfig(env: Env): Config {
   const prefix = (env.TRAINWATCH_PREFIX?.trim() ?? 'training-runs').replace(/^\/+|\/+$/g, '');
   if (!/^[A-Za-z0-9._\-/]*$/.test(prefix))
-    throw new ConfigError(`TRAINWATCH_PREFIX=${JSON.stringify(prefix)} may hold only letters, digits, . _ - /`, {
-      name: 'TRAINWATCH_PREFIX',
-    });
+    throw new ConfigError(
+      `TRAINWATCH_PREFIX=${JSON.stringify(prefix)} may hold only letters, digits, . _ - /`,
+      {
+        name: 'TRAINWATCH_PREFIX',
+      },
+    );
   const topicArn = optional(env, 'TRAINWATCH_TOPIC_ARN');
   if (topicArn && !/^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]+$/.test(topicArn))
     throw new ConfigError(`TRAINWATCH_TOPIC_ARN=${JSON.stringify(topicArn)} is not an SNS topic ARN`, {

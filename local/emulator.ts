@@ -19,7 +19,10 @@ export async function startEmulator(timeoutMs = 30_000): Promise<Emulator> {
     stderr = (stderr + d.toString()).slice(-4000);
   });
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`moto server did not start in ${timeoutMs} ms\n${stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`moto server did not start in ${timeoutMs} ms\n${stderr}`)),
+      timeoutMs,
+    );
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       const m = /^READY (\d+)$/.exec(line);

@@ -1,4 +1,8 @@
-import { CreateTableCommand, ResourceInUseException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { CreateEventBusCommand, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { CreateBucketCommand, PutBucketNotificationConfigurationCommand } from '@aws-sdk/client-s3';
 import { CreateTopicCommand } from '@aws-sdk/client-sns';
@@ -19,7 +23,10 @@ export function sentinelPattern(bucket: string, prefix: string) {
   return {
     source: ['aws.s3'],
     'detail-type': ['Object Created'],
-    detail: { bucket: { name: [bucket] }, object: { key: [{ wildcard: `${root}*/_error` }, { wildcard: `${root}*/_complete` }] } },
+    detail: {
+      bucket: { name: [bucket] },
+      object: { key: [{ wildcard: `${root}*/_error` }, { wildcard: `${root}*/_complete` }] },
+    },
   };
 }
 
@@ -47,10 +54,21 @@ async function queueTarget(c: AwsClients, name: string): Promise<{ url: string; 
 /** Creates the bucket, table, topic and bus named by the configuration on the emulator. Idempotent. */
 export async function setupLocal(config: Config, c: AwsClients): Promise<string[]> {
   if (!config.endpoint)
-    throw new ConfigError('setup-local creates resources only on a local emulator: set AWS_ENDPOINT_URL (e.g. http://127.0.0.1:5000)');
+    throw new ConfigError(
+      'setup-local creates resources only on a local emulator: set AWS_ENDPOINT_URL (e.g. http://127.0.0.1:5000)',
+    );
   const made: string[] = [];
-  await ignoreExists(c.s3.send(new CreateBucketCommand({ Bucket: config.bucket })), 'BucketAlreadyOwnedByYou', 'BucketAlreadyExists');
-  await c.s3.send(new PutBucketNotificationConfigurationCommand({ Bucket: config.bucket, NotificationConfiguration: { EventBridgeConfiguration: {} } }));
+  await ignoreExists(
+    c.s3.send(new CreateBucketCommand({ Bucket: config.bucket })),
+    'BucketAlreadyOwnedByYou',
+    'BucketAlreadyExists',
+  );
+  await c.s3.send(
+    new PutBucketNotificationConfigurationCommand({
+      Bucket: config.bucket,
+      NotificationConfiguration: { EventBridgeConfiguration: {} },
+    }),
+  );
   made.push(`bucket s3://${config.bucket} (EventBridge notifications on)`);
   await ignoreExists(
     c.ddb.send(
@@ -70,7 +88,12 @@ export async function setupLocal(config: Config, c: AwsClients): Promise<string[
     ResourceInUseException.name,
   );
   await ignoreExists(
-    c.ddb.send(new UpdateTimeToLiveCommand({ TableName: config.table, TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } })),
+    c.ddb.send(
+      new UpdateTimeToLiveCommand({
+        TableName: config.table,
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      }),
+    ),
     'ValidationException',
   );
   made.push(`table ${config.table}`);
@@ -78,11 +101,16 @@ export async function setupLocal(config: Config, c: AwsClients): Promise<string[
     const name = config.topicArn.split(':').pop()!;
     const { TopicArn } = await c.sns.send(new CreateTopicCommand({ Name: name }));
     if (TopicArn !== config.topicArn)
-      throw new ConfigError(`TRAINWATCH_TOPIC_ARN is ${config.topicArn} but the emulator named the topic ${TopicArn}`);
+      throw new ConfigError(
+        `TRAINWATCH_TOPIC_ARN is ${config.topicArn} but the emulator named the topic ${TopicArn}`,
+      );
     made.push(`topic ${TopicArn}`);
   }
   if (config.eventBus) {
-    await ignoreExists(c.events.send(new CreateEventBusCommand({ Name: config.eventBus })), 'ResourceAlreadyExistsException');
+    await ignoreExists(
+      c.events.send(new CreateEventBusCommand({ Name: config.eventBus })),
+      'ResourceAlreadyExistsException',
+    );
     made.push(`event bus ${config.eventBus}`);
   }
   return made;
@@ -92,13 +120,28 @@ export async function setupLocal(config: Config, c: AwsClients): Promise<string[
 export async function setupLocalQueues(config: Config, c: AwsClients, name: string): Promise<LocalQueues> {
   const sentinel = await queueTarget(c, `${name}-sentinel`);
   const remediation = await queueTarget(c, `${name}-remediation`);
-  await c.events.send(new PutRuleCommand({ Name: `${name}-sentinel`, EventPattern: JSON.stringify(sentinelPattern(config.bucket, config.prefix)) }));
-  await c.events.send(new PutTargetsCommand({ Rule: `${name}-sentinel`, Targets: [{ Id: 'queue', Arn: sentinel.arn }] }));
   await c.events.send(
-    new PutRuleCommand({ Name: `${name}-remediation`, EventBusName: config.eventBus, EventPattern: JSON.stringify(REMEDIATION_PATTERN) }),
+    new PutRuleCommand({
+      Name: `${name}-sentinel`,
+      EventPattern: JSON.stringify(sentinelPattern(config.bucket, config.prefix)),
+    }),
   );
   await c.events.send(
-    new PutTargetsCommand({ Rule: `${name}-remediation`, EventBusName: config.eventBus, Targets: [{ Id: 'queue', Arn: remediation.arn }] }),
+    new PutTargetsCommand({ Rule: `${name}-sentinel`, Targets: [{ Id: 'queue', Arn: sentinel.arn }] }),
+  );
+  await c.events.send(
+    new PutRuleCommand({
+      Name: `${name}-remediation`,
+      EventBusName: config.eventBus,
+      EventPattern: JSON.stringify(REMEDIATION_PATTERN),
+    }),
+  );
+  await c.events.send(
+    new PutTargetsCommand({
+      Rule: `${name}-remediation`,
+      EventBusName: config.eventBus,
+      Targets: [{ Id: 'queue', Arn: remediation.arn }],
+    }),
   );
   return { sentinel: sentinel.url, remediation: remediation.url };
 }

@@ -40,12 +40,18 @@ function table(rows: StatusRow[], now: number): string {
     r.reason,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  return [header, ...body].map((cols) => cols.map((c, i) => (i < cols.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ')).join('\n');
+  return [header, ...body]
+    .map((cols) => cols.map((c, i) => (i < cols.length - 1 ? c.padEnd(widths[i]!) : c)).join('  '))
+    .join('\n');
 }
 
 /** `trainwatch status [RUN_ID] [--json]`: the runs' states from DynamoDB. */
 export async function run(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args,
+    options: { json: { type: 'boolean' } },
+    allowPositionals: true,
+  });
   const app = createApp(process.env);
   const runId = positionals[0] === undefined ? undefined : assertRunId(positionals[0]);
   let records: RunRecord[];
@@ -69,7 +75,8 @@ export async function run(args: string[]): Promise<number> {
     console.log('\nhistory (newest first):');
     for (const f of await app.states.history(runId, 20))
       console.log(`  ${new Date(f.at).toISOString()}  ${f.from ?? '(new)'} -> ${f.to}  ${f.reason}`);
-    for (const u of records[0]!.undelivered ?? []) console.log(`  undelivered on ${u.channel}: ${u.alertId}: ${u.error}`);
+    for (const u of records[0]!.undelivered ?? [])
+      console.log(`  undelivered on ${u.channel}: ${u.alertId}: ${u.error}`);
   }
   return 0;
 }

@@ -58,11 +58,17 @@ function count(client: Countable, service: string, counter: RequestCounter): voi
 
 /** Creates the clients for `region` (and a local emulator `endpoint`, if any). */
 export function awsClients(opts: { region: string; endpoint?: string; maxAttempts?: number }): AwsClients {
-  const base = { region: opts.region, ...(opts.endpoint ? { endpoint: opts.endpoint } : {}), maxAttempts: opts.maxAttempts ?? 3 };
+  const base = {
+    region: opts.region,
+    ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
+    maxAttempts: opts.maxAttempts ?? 3,
+  };
   const counter = new RequestCounter();
   const s3 = new S3Client({ ...base, forcePathStyle: Boolean(opts.endpoint) });
   const dynamo = new DynamoDBClient(base);
-  const ddb = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } });
+  const ddb = DynamoDBDocumentClient.from(dynamo, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true },
+  });
   const sns = new SNSClient(base);
   const ssm = new SSMClient(base);
   const events = new EventBridgeClient(base);

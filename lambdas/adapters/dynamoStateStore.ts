@@ -1,14 +1,17 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   paginateScan,
+  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { StateStore } from '../core/ports.js';
 import type { Flip, OutboxEntry, RunRecord, Undelivered } from '../core/record.js';
 
@@ -34,7 +37,11 @@ function lost(e: unknown): boolean {
 const versionIs = (expected: number) =>
   expected === 0
     ? { ConditionExpression: 'attribute_not_exists(pk)' }
-    : { ConditionExpression: '#v = :v', ExpressionAttributeNames: { '#v': 'version' }, ExpressionAttributeValues: { ':v': expected } };
+    : {
+        ConditionExpression: '#v = :v',
+        ExpressionAttributeNames: { '#v': 'version' },
+        ExpressionAttributeValues: { ':v': expected },
+      };
 
 /**
  * Run state in one DynamoDB table: the run item (`RUN#id` / `STATE`) and its history
@@ -53,12 +60,15 @@ export class DynamoStateStore implements StateStore {
       { client: this.ddb },
       { TableName: this.table, FilterExpression: 'sk = :s', ExpressionAttributeValues: { ':s': STATE } },
     );
-    for await (const page of pages) for (const item of page.Items ?? []) out.set(String(item.runId), fromItem(item));
+    for await (const page of pages)
+      for (const item of page.Items ?? []) out.set(String(item.runId), fromItem(item));
     return out;
   }
 
   async get(runId: string): Promise<RunRecord | undefined> {
-    const res = await this.ddb.send(new GetCommand({ TableName: this.table, Key: { pk: pk(runId), sk: STATE }, ConsistentRead: true }));
+    const res = await this.ddb.send(
+      new GetCommand({ TableName: this.table, Key: { pk: pk(runId), sk: STATE }, ConsistentRead: true }),
+    );
     return res.Item ? fromItem(res.Item) : undefined;
   }
 
@@ -69,7 +79,13 @@ export class DynamoStateStore implements StateStore {
       await this.ddb.send(
         new TransactWriteCommand({
           TransactItems: [
-            { Put: { TableName: this.table, Item: toItem({ ...next, version: expectedVersion + 1 }), ...versionIs(expectedVersion) } },
+            {
+              Put: {
+                TableName: this.table,
+                Item: toItem({ ...next, version: expectedVersion + 1 }),
+                ...versionIs(expectedVersion),
+              },
+            },
             { Put: { TableName: this.table, Item: { pk: pk(flip.runId), sk, ...flip, expiresAt } } },
           ],
         }),
@@ -84,7 +100,11 @@ export class DynamoStateStore implements StateStore {
   async update(next: RunRecord, expectedVersion: number): Promise<boolean> {
     try {
       await this.ddb.send(
-        new PutCommand({ TableName: this.table, Item: toItem({ ...next, version: expectedVersion + 1 }), ...versionIs(expectedVersion) }),
+        new PutCommand({
+          TableName: this.table,
+          Item: toItem({ ...next, version: expectedVersion + 1 }),
+          ...versionIs(expectedVersion),
+        }),
       );
       return true;
     } catch (e) {
@@ -93,7 +113,13 @@ export class DynamoStateStore implements StateStore {
     }
   }
 
-  async settleOutbox(runId: string, alertId: string, entry: OutboxEntry | null, gaveUp: readonly Undelivered[], at: number): Promise<void> {
+  async settleOutbox(
+    runId: string,
+    alertId: string,
+    entry: OutboxEntry | null,
+    gaveUp: readonly Undelivered[],
+    at: number,
+  ): Promise<void> {
     const names: Record<string, string> = { '#o': 'outbox', '#id': alertId, '#v': 'version' };
     const values: Record<string, unknown> = { ':one': 1 };
     const set = ['#v = #v + :one'];
@@ -123,16 +149,34 @@ export class DynamoStateStore implements StateStore {
     }
   }
 
-  async acquireLock(runId: string, name: string, owner: string, untilMs: number, nowMs: number): Promise<boolean> {
+  async acquireLock(
+    runId: string,
+    name: string,
+    owner: string,
+    untilMs: number,
+    nowMs: number,
+  ): Promise<boolean> {
     try {
       await this.ddb.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: pk(runId), sk: STATE },
           UpdateExpression: 'SET #l.#n = :lock, #v = #v + :one',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#l.#n) OR #l.#n.#until < :now OR #l.#n.#owner = :owner)',
-          ExpressionAttributeNames: { '#l': 'locks', '#n': name, '#v': 'version', '#until': 'until', '#owner': 'owner' },
-          ExpressionAttributeValues: { ':lock': { owner, until: untilMs }, ':now': nowMs, ':owner': owner, ':one': 1 },
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(#l.#n) OR #l.#n.#until < :now OR #l.#n.#owner = :owner)',
+          ExpressionAttributeNames: {
+            '#l': 'locks',
+            '#n': name,
+            '#v': 'version',
+            '#until': 'until',
+            '#owner': 'owner',
+          },
+          ExpressionAttributeValues: {
+            ':lock': { owner, until: untilMs },
+            ':now': nowMs,
+            ':owner': owner,
+            ':one': 1,
+          },
         }),
       );
       return true;

@@ -1,4 +1,10 @@
-import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { type RunFiles, RunGrouper } from '../core/listing.js';
 import type { RunStore } from '../core/ports.js';
 import { RunFile, type RunFileName } from '../core/protocol/files.js';
@@ -20,10 +26,17 @@ export class S3RunStore implements RunStore {
     const grouper = new RunGrouper(this.prefix);
     let token: string | undefined;
     do {
-      const page = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      const page = await this.s3.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
       for (const o of page.Contents ?? []) {
         if (!o.Key || !o.LastModified) continue;
-        grouper.add({ key: o.Key, lastModified: o.LastModified.getTime(), etag: o.ETag ?? '', size: o.Size ?? 0 });
+        grouper.add({
+          key: o.Key,
+          lastModified: o.LastModified.getTime(),
+          etag: o.ETag ?? '',
+          size: o.Size ?? 0,
+        });
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -44,7 +57,11 @@ export class S3RunStore implements RunStore {
     const key = `${this.root}${assertRunId(runId)}/${RunFile[file]}`;
     try {
       const res = await this.s3.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: tailBytes ? `bytes=-${tailBytes}` : undefined }),
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Range: tailBytes ? `bytes=-${tailBytes}` : undefined,
+        }),
       );
       return res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
     } catch (e) {

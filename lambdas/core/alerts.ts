@@ -13,7 +13,8 @@ export interface Links {
 /** Steps per ms between the first step we saw and the latest advance; undefined without two points. */
 function etaMs(r: RunRecord): number | undefined {
   const { step, totalSteps, firstStep, firstStepAt, stepAdvancedAt } = r;
-  if (step === undefined || !totalSteps || firstStep === undefined || firstStepAt === undefined) return undefined;
+  if (step === undefined || !totalSteps || firstStep === undefined || firstStepAt === undefined)
+    return undefined;
   if (stepAdvancedAt === undefined || stepAdvancedAt <= firstStepAt || step <= firstStep) return undefined;
   const rate = (step - firstStep) / (stepAdvancedAt - firstStepAt);
   return Math.max(0, Math.round((totalSteps - step) / rate));

@@ -47,14 +47,24 @@ async function readFiles(runs: RunStore, run: RunFiles, plan: Set<RunFileName>):
     [...plan].map(async (name) => {
       const size = run.files[name]?.size ?? 0;
       if ((name === 'metadata' || name === 'progress') && size > MAX_JSON_BYTES) reads[name] = undefined;
-      else reads[name] = await runs.read(run.runId, name, name === 'error' || name === 'log' ? MAX_TEXT_BYTES : undefined);
+      else
+        reads[name] = await runs.read(
+          run.runId,
+          name,
+          name === 'error' || name === 'log' ? MAX_TEXT_BYTES : undefined,
+        );
     }),
   );
   return reads;
 }
 
 /** Sends one outbox entry's pending channels and records the result on the run. */
-async function send(deps: CheckDeps, runId: string, entry: OutboxEntry, now: number): Promise<{ delivered: number; failed: number }> {
+async function send(
+  deps: CheckDeps,
+  runId: string,
+  entry: OutboxEntry,
+  now: number,
+): Promise<{ delivered: number; failed: number }> {
   const notifiers = deps.notifiers.filter((n) => entry.pending.includes(n.channel));
   const round = await deliver(entry.alert, notifiers, deps.deliverOptions);
   const settled = settle(entry, round, now);
@@ -63,38 +73,73 @@ async function send(deps: CheckDeps, runId: string, entry: OutboxEntry, now: num
 }
 
 function outcome(r: RunRecord, extra: Partial<RunOutcome> = {}): RunOutcome {
-  return { runId: r.runId, state: r.state, transitioned: false, conflict: false, wrote: false, delivered: 0, failed: 0, ...extra };
+  return {
+    runId: r.runId,
+    state: r.state,
+    transitioned: false,
+    conflict: false,
+    wrote: false,
+    delivered: 0,
+    failed: 0,
+    ...extra,
+  };
 }
 
 /**
  * Checks one run: reads only what the plan asks, judges it, and writes the result conditionally.
  * Only the writer that wins a transition alerts, so racing sweeps alert exactly once.
  */
-export async function checkRun(deps: CheckDeps, run: RunFiles, stored: RunRecord | undefined, now: number): Promise<RunOutcome> {
+export async function checkRun(
+  deps: CheckDeps,
+  run: RunFiles,
+  stored: RunRecord | undefined,
+  now: number,
+): Promise<RunOutcome> {
   const base = stored ?? newRecord(run, now);
   if (base.backoff && now < base.backoff.until) return outcome(base, { skipped: true });
   try {
     const reads = await readFiles(deps.runs, run, planReads(run, base, now, deps.thresholds));
     const known: RunRecord = { ...observe(base, run, reads, now, deps.classify), backoff: undefined };
     const verdict = assess(run, known, now, deps.thresholds);
-    if (verdict.state !== base.state || base.version === 0) return await transition(deps, base, known, verdict, run, reads, now);
+    if (verdict.state !== base.state || base.version === 0)
+      return await transition(deps, base, known, verdict, run, reads, now);
     return await maintain(deps, base, known, verdict, now);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     const failures = (base.backoff?.failures ?? 0) + 1;
     const until = now + Math.min(BACKOFF_MAX_MS, 60_000 * 2 ** (failures - 1));
     // Push this run's next check out instead of failing it every tick; the write may lose a race, that's fine.
-    if (base.version > 0) await deps.states.update({ ...base, backoff: { failures, until, error: message }, version: base.version + 1 }, base.version).catch(() => false);
+    if (base.version > 0)
+      await deps.states
+        .update(
+          { ...base, backoff: { failures, until, error: message }, version: base.version + 1 },
+          base.version,
+        )
+        .catch(() => false);
     return outcome(base, { error: message });
   }
 }
 
-async function transition(deps: CheckDeps, base: RunRecord, known: RunRecord, verdict: Verdict, run: RunFiles, reads: Reads, now: number): Promise<RunOutcome> {
+async function transition(
+  deps: CheckDeps,
+  base: RunRecord,
+  known: RunRecord,
+  verdict: Verdict,
+  run: RunFiles,
+  reads: Reads,
+  now: number,
+): Promise<RunOutcome> {
   const from = base.version === 0 ? undefined : base.state;
   const alerting = alertsOn(from, verdict.state);
   let draft = known;
   if (alerting && run.files.log && !('log' in reads)) {
-    draft = observe(draft, run, { log: await deps.runs.read(run.runId, 'log', MAX_TEXT_BYTES) }, now, deps.classify);
+    draft = observe(
+      draft,
+      run,
+      { log: await deps.runs.read(run.runId, 'log', MAX_TEXT_BYTES) },
+      now,
+      deps.classify,
+    );
   }
   const state = verdict.state;
   let next: RunRecord = {
@@ -109,18 +154,42 @@ async function transition(deps: CheckDeps, base: RunRecord, known: RunRecord, ve
   };
   let entry: OutboxEntry | undefined;
   if (alerting) {
-    const alert: Alert = buildAlert(next, { kind: 'transition', previousState: from, now, links: deps.links });
-    entry = openEntry(alert, deps.notifiers.map((n) => n.channel), now);
+    const alert: Alert = buildAlert(next, {
+      kind: 'transition',
+      previousState: from,
+      now,
+      links: deps.links,
+    });
+    entry = openEntry(
+      alert,
+      deps.notifiers.map((n) => n.channel),
+      now,
+    );
     next = { ...next, outbox: { ...next.outbox, [alert.id]: entry }, lastAlertAt: now };
   }
-  const flip = { runId: next.runId, from, to: state, reason: verdict.reason, at: now, attempt: next.attempt, version: next.version, errorType: next.errorType };
+  const flip = {
+    runId: next.runId,
+    from,
+    to: state,
+    reason: verdict.reason,
+    at: now,
+    attempt: next.attempt,
+    version: next.version,
+    errorType: next.errorType,
+  };
   if (!(await deps.states.transition(next, flip, base.version))) return outcome(base, { conflict: true });
   const sent = entry ? await send(deps, next.runId, entry, now) : { delivered: 0, failed: 0 };
   return outcome(next, { from, transitioned: true, wrote: true, ...sent });
 }
 
 /** No transition: reminders, outbox retries, and sparse bookkeeping (only when something changed). */
-async function maintain(deps: CheckDeps, base: RunRecord, known: RunRecord, verdict: Verdict, now: number): Promise<RunOutcome> {
+async function maintain(
+  deps: CheckDeps,
+  base: RunRecord,
+  known: RunRecord,
+  verdict: Verdict,
+  now: number,
+): Promise<RunOutcome> {
   let next: RunRecord = known;
   const toSend: OutboxEntry[] = [];
   for (const entry of Object.values(known.outbox ?? {})) {
@@ -129,14 +198,40 @@ async function maintain(deps: CheckDeps, base: RunRecord, known: RunRecord, verd
     next = { ...next, outbox: { ...next.outbox, [entry.alert.id]: claimed } };
     toSend.push(claimed);
   }
-  const remind = deps.remindEveryMs !== undefined && UNHEALTHY.has(base.state) && now - (base.lastAlertAt ?? base.since) >= deps.remindEveryMs;
+  const remind =
+    deps.remindEveryMs !== undefined &&
+    UNHEALTHY.has(base.state) &&
+    now - (base.lastAlertAt ?? base.since) >= deps.remindEveryMs;
   if (remind) {
-    const reminded: RunRecord = { ...next, reason: verdict.reason, version: base.version + 1, updatedAt: now, lastAlertAt: now };
-    const alert = buildAlert(reminded, { kind: 'reminder', previousState: base.state, now, links: deps.links });
-    const entry = openEntry(alert, deps.notifiers.map((n) => n.channel), now);
+    const reminded: RunRecord = {
+      ...next,
+      reason: verdict.reason,
+      version: base.version + 1,
+      updatedAt: now,
+      lastAlertAt: now,
+    };
+    const alert = buildAlert(reminded, {
+      kind: 'reminder',
+      previousState: base.state,
+      now,
+      links: deps.links,
+    });
+    const entry = openEntry(
+      alert,
+      deps.notifiers.map((n) => n.channel),
+      now,
+    );
     next = { ...reminded, outbox: { ...reminded.outbox, [alert.id]: entry } };
     toSend.push(entry);
-    const flip = { runId: next.runId, from: base.state, to: base.state, reason: `reminder: ${verdict.reason}`, at: now, attempt: next.attempt, version: next.version };
+    const flip = {
+      runId: next.runId,
+      from: base.state,
+      to: base.state,
+      reason: `reminder: ${verdict.reason}`,
+      at: now,
+      attempt: next.attempt,
+      version: next.version,
+    };
     if (!(await deps.states.transition(next, flip, base.version))) return outcome(base, { conflict: true });
   } else if (toSend.length > 0 || JSON.stringify(known) !== JSON.stringify(base)) {
     next = { ...next, reason: verdict.reason, version: base.version + 1, updatedAt: now };

@@ -19,12 +19,18 @@ const ago = (now: number, at: number) => formatDuration(now - at);
  */
 export function assess(run: RunFiles, known: RunRecord, now: number, t: Thresholds): Verdict {
   const { metadata, progress, error, complete } = run.files;
-  if (complete) return { state: RunState.SUCCEEDED, reason: `_complete written ${ago(now, complete.lastModified)} ago` };
+  if (complete)
+    return { state: RunState.SUCCEEDED, reason: `_complete written ${ago(now, complete.lastModified)} ago` };
 
   const restartAt = known.state === RunState.RESTARTING ? known.restartIssuedAt : undefined;
-  const newer = (o: ObjectInfo | undefined) => o !== undefined && (restartAt === undefined || o.lastModified > restartAt);
+  const newer = (o: ObjectInfo | undefined) =>
+    o !== undefined && (restartAt === undefined || o.lastModified > restartAt);
   if (newer(error)) {
-    return { state: RunState.FAILED, reason: known.errorMessage ?? '_error written', errorType: known.errorType ?? null };
+    return {
+      state: RunState.FAILED,
+      reason: known.errorMessage ?? '_error written',
+      errorType: known.errorType ?? null,
+    };
   }
   if (restartAt !== undefined && !newer(metadata) && !newer(progress)) {
     if (now - restartAt > t.startupGraceMs)
@@ -42,7 +48,10 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
   if (beats.length === 0) {
     const waited = now - run.firstSeenAt;
     if (waited <= t.startupGraceMs)
-      return { state: RunState.PENDING, reason: `waiting for the first heartbeat (${formatDuration(waited)} of ${formatDuration(t.startupGraceMs)} startup grace)` };
+      return {
+        state: RunState.PENDING,
+        reason: `waiting for the first heartbeat (${formatDuration(waited)} of ${formatDuration(t.startupGraceMs)} startup grace)`,
+      };
     return {
       state: RunState.TIMED_OUT,
       reason: `never started: no heartbeat ${formatDuration(waited)} after the run appeared (startup grace ${formatDuration(t.startupGraceMs)})`,
@@ -72,12 +81,18 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
     const [s] = stale;
     const name = s === metadata ? 'metadata.json' : 'progress.json';
     const other = s === metadata ? 'progress.json' : 'metadata.json';
-    return { state: RunState.WARNING, reason: `${name} not updated for ${ago(now, s!.lastModified)} (${limit}) while ${other} is fresh` };
+    return {
+      state: RunState.WARNING,
+      reason: `${name} not updated for ${ago(now, s!.lastModified)} (${limit}) while ${other} is fresh`,
+    };
   }
 
   const findings = Object.keys(known.findings ?? {}).sort();
   if (findings.length > 0) return { state: RunState.WARNING, reason: known.findings![findings[0]!]! };
 
   const of = known.totalSteps ? `/${known.totalSteps}` : '';
-  return { state: RunState.RUNNING, reason: known.step === undefined ? 'heartbeats fresh' : `heartbeats fresh, at step ${known.step}${of}` };
+  return {
+    state: RunState.RUNNING,
+    reason: known.step === undefined ? 'heartbeats fresh' : `heartbeats fresh, at step ${known.step}${of}`,
+  };
 }

@@ -25,7 +25,10 @@ export interface IgnoredKey {
 
 /** Groups listed objects by run. Pure: the S3 adapter feeds it pages; the sentinel feeds it one run. */
 export class RunGrouper {
-  private readonly runs = new Map<string, { files: Partial<Record<RunFileName, ObjectInfo>>; firstSeenAt: number }>();
+  private readonly runs = new Map<
+    string,
+    { files: Partial<Record<RunFileName, ObjectInfo>>; firstSeenAt: number }
+  >();
   readonly ignored: IgnoredKey[] = [];
   private readonly root: string;
 

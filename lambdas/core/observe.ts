@@ -1,7 +1,14 @@
 import { formatDuration } from './duration.js';
 import type { RunFiles } from './listing.js';
-import { decodeText, lastLine, parseComplete, parseMetadata, parseProgress, toEpochMs } from './protocol/parse.js';
 import { MAX_JSON_BYTES, type RunFileName } from './protocol/files.js';
+import {
+  decodeText,
+  lastLine,
+  parseComplete,
+  parseMetadata,
+  parseProgress,
+  toEpochMs,
+} from './protocol/parse.js';
 import type { Metadata } from './protocol/schemas.js';
 import type { KnownMetadata, RunRecord } from './record.js';
 import { RunState } from './states.js';
@@ -37,9 +44,15 @@ function withFinding(r: RunRecord, key: string, finding: string | undefined): Ru
   return Object.keys(next).length ? next : undefined;
 }
 
-function skew(file: string, field: string, stamp: string | number | undefined, lastModified: number): string | undefined {
+function skew(
+  file: string,
+  field: string,
+  stamp: string | number | undefined,
+  lastModified: number,
+): string | undefined {
   const at = toEpochMs(stamp);
-  if (at === undefined) return stamp === undefined ? undefined : `${file}: ${field} ${JSON.stringify(stamp)} is not a timestamp`;
+  if (at === undefined)
+    return stamp === undefined ? undefined : `${file}: ${field} ${JSON.stringify(stamp)} is not a timestamp`;
   const diff = at - lastModified;
   if (Math.abs(diff) <= MAX_SKEW_MS) return undefined;
   const dir = diff > 0 ? 'ahead of' : 'behind';
@@ -48,7 +61,9 @@ function skew(file: string, field: string, stamp: string | number | undefined, l
 
 /** An oversized JSON file is judged from its LIST size alone: the sweep never downloads it. */
 function tooBig(file: string, size: number): { ok: false; problem: string } | undefined {
-  return size > MAX_JSON_BYTES ? { ok: false, problem: `${file} is ${size} bytes (at most ${MAX_JSON_BYTES})` } : undefined;
+  return size > MAX_JSON_BYTES
+    ? { ok: false, problem: `${file} is ${size} bytes (at most ${MAX_JSON_BYTES})` }
+    : undefined;
 }
 
 function knownMetadata(v: Metadata): KnownMetadata {
@@ -67,27 +82,47 @@ function knownMetadata(v: Metadata): KnownMetadata {
 }
 
 /** Folds the bodies read this time into what we know about the run. Pure. */
-export function observe(r: RunRecord, run: RunFiles, reads: Reads, now: number, classify: Classifier): RunRecord {
+export function observe(
+  r: RunRecord,
+  run: RunFiles,
+  reads: Reads,
+  now: number,
+  classify: Classifier,
+): RunRecord {
   let next: RunRecord = r;
   const etags = { ...r.etags };
   const { files } = run;
 
   if ('metadata' in reads && files.metadata) {
     etags.metadata = files.metadata.etag;
-    const parsed = tooBig('metadata.json', files.metadata.size) ?? (reads.metadata ? parseMetadata(reads.metadata) : undefined);
+    const parsed =
+      tooBig('metadata.json', files.metadata.size) ??
+      (reads.metadata ? parseMetadata(reads.metadata) : undefined);
     if (parsed?.ok) {
       const meta = knownMetadata(parsed.value);
       next = { ...next, meta, attempt: meta.attempt ?? next.attempt };
       next = { ...next, findings: withFinding(next, 'metadata.json', undefined) };
-      next = { ...next, findings: withFinding(next, 'clock', skew('metadata.json', 'last_update', parsed.value.last_update, files.metadata.lastModified)) };
+      next = {
+        ...next,
+        findings: withFinding(
+          next,
+          'clock',
+          skew('metadata.json', 'last_update', parsed.value.last_update, files.metadata.lastModified),
+        ),
+      };
     } else if (parsed) {
-      next = { ...next, findings: withFinding(next, 'metadata.json', `invalid heartbeat: ${parsed.problem}`) };
+      next = {
+        ...next,
+        findings: withFinding(next, 'metadata.json', `invalid heartbeat: ${parsed.problem}`),
+      };
     }
   }
 
   if ('progress' in reads && files.progress) {
     etags.progress = files.progress.etag;
-    const parsed = tooBig('progress.json', files.progress.size) ?? (reads.progress ? parseProgress(reads.progress) : undefined);
+    const parsed =
+      tooBig('progress.json', files.progress.size) ??
+      (reads.progress ? parseProgress(reads.progress) : undefined);
     if (parsed?.ok) {
       const { step, total_steps, loss } = parsed.value;
       const at = files.progress.lastModified;
@@ -106,9 +141,20 @@ export function observe(r: RunRecord, run: RunFiles, reads: Reads, now: number, 
       };
       next = { ...next, findings: withFinding(next, 'progress.json', undefined) };
       if (!next.findings?.clock)
-        next = { ...next, findings: withFinding(next, 'clock', skew('progress.json', 'last_updated', parsed.value.last_updated, at)) };
+        next = {
+          ...next,
+          findings: withFinding(
+            next,
+            'clock',
+            skew('progress.json', 'last_updated', parsed.value.last_updated, at),
+          ),
+        };
     } else if (parsed) {
-      next = { ...next, progressCheckedAt: now, findings: withFinding(next, 'progress.json', `invalid heartbeat: ${parsed.problem}`) };
+      next = {
+        ...next,
+        progressCheckedAt: now,
+        findings: withFinding(next, 'progress.json', `invalid heartbeat: ${parsed.problem}`),
+      };
     }
   }
 

@@ -26,18 +26,26 @@ export function isDue(entry: OutboxEntry, now: number): boolean {
  * The entry after a round: delivered channels leave it; a permanent failure, or a transient one in the
  * last round, gives up (recorded on the run, never dropped silently); the rest wait with backoff.
  */
-export function settle(entry: OutboxEntry, round: RoundResult, now: number): { entry: OutboxEntry | null; gaveUp: Undelivered[] } {
+export function settle(
+  entry: OutboxEntry,
+  round: RoundResult,
+  now: number,
+): { entry: OutboxEntry | null; gaveUp: Undelivered[] } {
   const attempts = entry.attempts + 1;
   const gaveUp: Undelivered[] = [];
   const pending: string[] = [];
   let lastError: string | undefined;
   for (const f of round.failed) {
-    if (f.permanent || attempts >= MAX_ROUNDS) gaveUp.push({ alertId: entry.alert.id, channel: f.channel, error: f.error, at: now });
+    if (f.permanent || attempts >= MAX_ROUNDS)
+      gaveUp.push({ alertId: entry.alert.id, channel: f.channel, error: f.error, at: now });
     else {
       pending.push(f.channel);
       lastError = `${f.channel}: ${f.error}`;
     }
   }
   if (pending.length === 0) return { entry: null, gaveUp };
-  return { entry: { ...entry, pending, attempts, lastError, leaseUntil: now + LEASE_MS * 2 ** (attempts - 1) }, gaveUp };
+  return {
+    entry: { ...entry, pending, attempts, lastError, leaseUntil: now + LEASE_MS * 2 ** (attempts - 1) },
+    gaveUp,
+  };
 }

@@ -26,7 +26,8 @@ export function planReads(run: RunFiles, known: RunRecord, now: number, t: Thres
   }
   if (changed('progress')) {
     const eff = effectiveThresholds(t, known.meta);
-    const due = known.progressCheckedAt === undefined || now - known.progressCheckedAt >= eff.stallAfterMs / 2;
+    const due =
+      known.progressCheckedAt === undefined || now - known.progressCheckedAt >= eff.stallAfterMs / 2;
     const stallSuspect = known.stepAdvancedAt !== undefined && now - known.stepAdvancedAt > eff.stallAfterMs;
     if (due || stallSuspect) reads.add('progress');
   }

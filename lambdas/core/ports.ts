@@ -26,7 +26,13 @@ export interface StateStore {
   /** Writes `next` (version = expectedVersion + 1) without a history entry. */
   update(next: RunRecord, expectedVersion: number): Promise<boolean>;
   /** Replaces (or, with null, removes) one outbox entry whatever the version; records what gave up. */
-  settleOutbox(runId: string, alertId: string, entry: OutboxEntry | null, gaveUp: readonly Undelivered[], at: number): Promise<void>;
+  settleOutbox(
+    runId: string,
+    alertId: string,
+    entry: OutboxEntry | null,
+    gaveUp: readonly Undelivered[],
+    at: number,
+  ): Promise<void>;
   /** Takes a named per-run lock until `untilMs`, unless another owner holds an unexpired one. */
   acquireLock(runId: string, name: string, owner: string, untilMs: number, nowMs: number): Promise<boolean>;
   releaseLock(runId: string, name: string, owner: string): Promise<void>;

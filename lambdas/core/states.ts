@@ -28,6 +28,7 @@ export const TERMINAL: ReadonlySet<RunState> = new Set([RunState.FAILED, RunStat
 /** Whether entering `to` from `from` is worth telling someone about. */
 export function alertsOn(from: RunState | undefined, to: RunState): boolean {
   if (to === RunState.PENDING) return false;
-  if (to === RunState.RUNNING) return from !== undefined && from !== RunState.PENDING && from !== RunState.RUNNING;
+  if (to === RunState.RUNNING)
+    return from !== undefined && from !== RunState.PENDING && from !== RunState.RUNNING;
   return true;
 }

@@ -18,14 +18,20 @@ export interface SweepSummary {
 }
 
 /** Summarises outcomes; shared by the sweep and the sentinel. */
-export function summarise(at: number, outcomes: readonly RunOutcome[], ignoredKeys: SweepSummary['ignoredKeys'] = []): SweepSummary {
+export function summarise(
+  at: number,
+  outcomes: readonly RunOutcome[],
+  ignoredKeys: SweepSummary['ignoredKeys'] = [],
+): SweepSummary {
   const byState = Object.fromEntries(ALL_STATES.map((s) => [s, 0])) as Record<RunState, number>;
   for (const o of outcomes) byState[o.state]++;
   return {
     at,
     runs: outcomes.length,
     byState,
-    transitions: outcomes.filter((o) => o.transitioned).map((o) => ({ runId: o.runId, from: o.from, to: o.state })),
+    transitions: outcomes
+      .filter((o) => o.transitioned)
+      .map((o) => ({ runId: o.runId, from: o.from, to: o.state })),
     alertsSent: outcomes.reduce((n, o) => n + o.delivered, 0),
     alertsFailed: outcomes.reduce((n, o) => n + o.failed, 0),
     conflicts: outcomes.filter((o) => o.conflict).length,
@@ -37,8 +43,13 @@ export function summarise(at: number, outcomes: readonly RunOutcome[], ignoredKe
 }
 
 /** One sweep: one LIST pass and one state scan, then every run checked with bounded concurrency. */
-export async function sweep(deps: CheckDeps & { readonly concurrency: number }, now: number): Promise<SweepSummary> {
+export async function sweep(
+  deps: CheckDeps & { readonly concurrency: number },
+  now: number,
+): Promise<SweepSummary> {
   const [listing, records] = await Promise.all([deps.runs.listRuns(), deps.states.loadAll()]);
-  const outcomes = await mapLimit(listing.runs, deps.concurrency, (run) => checkRun(deps, run, records.get(run.runId), now));
+  const outcomes = await mapLimit(listing.runs, deps.concurrency, (run) =>
+    checkRun(deps, run, records.get(run.runId), now),
+  );
   return summarise(now, outcomes, listing.ignored);
 }

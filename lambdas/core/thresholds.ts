@@ -26,7 +26,11 @@ export function effectiveThresholds(t: Thresholds, meta: KnownMetadata | undefin
   }
   const phaseMs = meta?.phase ? t.phaseStaleAfterMs[meta.phase] : undefined;
   if (phaseMs !== undefined && phaseMs > stale) {
-    return { staleAfterMs: phaseMs, stallAfterMs: Math.max(t.stallAfterMs, phaseMs), why: `phase ${meta!.phase}` };
+    return {
+      staleAfterMs: phaseMs,
+      stallAfterMs: Math.max(t.stallAfterMs, phaseMs),
+      why: `phase ${meta!.phase}`,
+    };
   }
   return { staleAfterMs: stale, stallAfterMs: t.stallAfterMs, why };
 }

@@ -18,7 +18,8 @@ export function objectKeys(event: unknown): { keys: { bucket: string; key: strin
   const invalid: string[] = [];
   for (const e of events) {
     const parsed = ObjectCreated.safeParse(e);
-    if (parsed.success) keys.push({ bucket: parsed.data.detail.bucket.name, key: parsed.data.detail.object.key });
+    if (parsed.success)
+      keys.push({ bucket: parsed.data.detail.bucket.name, key: parsed.data.detail.object.key });
     else invalid.push(parsed.error.issues[0]?.message ?? 'not an S3 Object Created event');
   }
   return { keys, invalid };

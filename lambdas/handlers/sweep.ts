@@ -19,7 +19,11 @@ export async function runSweep(a: App, now: number): Promise<SweepReport> {
   const started = performance.now();
   a.clients.counter.reset();
   const summary = await sweep(a.deps, now);
-  return { ...summary, durationMs: Math.round(performance.now() - started), requests: a.clients.counter.byService() };
+  return {
+    ...summary,
+    durationMs: Math.round(performance.now() - started),
+    requests: a.clients.counter.byService(),
+  };
 }
 
 function publish(r: SweepReport): void {

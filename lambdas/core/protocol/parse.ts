@@ -55,7 +55,9 @@ export function parseComplete(bytes: Uint8Array): Record<string, unknown> | unde
   if (!text.startsWith('{')) return undefined;
   try {
     const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    return typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

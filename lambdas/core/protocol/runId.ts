@@ -7,7 +7,8 @@ const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export function runIdProblem(id: string): string | undefined {
   if (id.length === 0) return 'run id is empty';
   if (id.length > 128) return `run id is ${id.length} characters long (at most 128)`;
-  if (!RUN_ID.test(id)) return `run id ${JSON.stringify(id)} may hold only letters, digits, '.', '_' and '-', and must start with a letter or digit`;
+  if (!RUN_ID.test(id))
+    return `run id ${JSON.stringify(id)} may hold only letters, digits, '.', '_' and '-', and must start with a letter or digit`;
   if (id.includes('..')) return `run id ${JSON.stringify(id)} must not contain '..'`;
   return undefined;
 }

@@ -15,7 +15,11 @@ export const MetadataSchema = z.looseObject({
   log_path: z.string().optional(),
   checkpoint_dir: z.string().optional(),
   profile: z.string().optional(),
-  stale_minutes: z.number().positive().max(7 * 24 * 60).optional(),
+  stale_minutes: z
+    .number()
+    .positive()
+    .max(7 * 24 * 60)
+    .optional(),
   tags: z.record(z.string(), z.unknown()).optional(),
 });
 

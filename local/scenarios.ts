@@ -1,0 +1,145 @@
+import type { HeartbeatWriter } from './heartbeatWriter.js';
+
+/** Log text a failing run leaves behind, modelled on real PyTorch / NCCL output. */
+export const OOM_TRACEBACK = `Traceback (most recent call last):
+  File "/opt/train/train.py", line 214, in <module>
+    loss = model(batch).loss
+  File "/usr/lib/python3/dist-packages/torch/nn/modules/module.py", line 1518, in _wrapped_call_impl
+    return self._call_impl(*args, **kwargs)
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process has 77.97 GiB memory in use.`;
+
+export const NCCL_TIMEOUT = `[rank3]:[E1122 10:42:17.123456 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5621, OpType=ALLREDUCE, NumelIn=262144, NumelOut=262144, Timeout(ms)=600000) ran for 600039 milliseconds before timing out.
+[rank3]:[E1122 10:42:17.124001 ProcessGroupNCCL.cpp:1664] [PG 0 Rank 3] Exception (either an error or timeout) detected by watchdog at work: 5621, last enqueued NCCL work: 5621, last completed NCCL work: 5620.
+terminate called after throwing an instance of 'c10::DistBackendError'
+  what():  [PG 0 Rank 3] Process group watchdog thread terminated with exception: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5621, OpType=ALLREDUCE) ran for 600039 milliseconds before timing out.`;
+
+/** Lets a scenario wait, and stop early when the local mode ends. */
+export interface Clock {
+  sleep(ms: number): Promise<void>;
+  readonly stopped: boolean;
+}
+
+/** Trains from `from` to `to` over `seconds`: progress every second, metadata every 2 s, a log line. */
+export async function train(
+  w: HeartbeatWriter,
+  clock: Clock,
+  from: number,
+  to: number,
+  seconds: number,
+  total: number,
+): Promise<number> {
+  let step = from;
+  for (let s = 0; s < seconds && !clock.stopped; s++) {
+    step = Math.round(from + ((to - from) * (s + 1)) / seconds);
+    const loss = 2.2 * Math.exp(-step / 400) + 0.35;
+    await w.progress(step, total, loss);
+    if (s % 2 === 0) await w.metadata({ status: 'running', phase: 'training' });
+    await w.log(`step ${step}/${total} loss=${loss.toFixed(4)} lr=3.0e-04 tokens/s=48211\n`);
+    await clock.sleep(1000);
+  }
+  return step;
+}
+
+/** Keeps metadata.json beating while the training loop does nothing: a hung collective, say. */
+export async function beatOnly(w: HeartbeatWriter, clock: Clock, seconds: number): Promise<void> {
+  for (let s = 0; s < seconds && !clock.stopped; s += 2) {
+    await w.metadata({ status: 'running', phase: 'training' });
+    await clock.sleep(2000);
+  }
+}
+
+/** One simulated training run: what it does, in order, and what its instance would say. */
+export interface Scenario {
+  readonly runId: string;
+  readonly jobName: string;
+  readonly instanceId: string;
+  /** What the simulated instance reports when diagnosed (see local/simulatedInstance.ts). */
+  readonly instance: 'healthy' | 'oom' | 'nccl' | 'hang' | 'gone';
+  readonly story: string;
+  play(w: HeartbeatWriter, clock: Clock): Promise<void>;
+  /** Attempt 2, when the watchdog restarts the run. */
+  resume?(w: HeartbeatWriter, clock: Clock, attempt: number): Promise<void>;
+}
+
+const TOTAL = 600;
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    runId: 'llama-7b-sft',
+    jobName: 'llama-sft',
+    instanceId: 'i-0a1b2c3d4e5f60001',
+    instance: 'healthy',
+    story: 'healthy, completes',
+    async play(w, c) {
+      await w.metadata({ status: 'starting', phase: 'setup' });
+      const step = await train(w, c, 0, TOTAL, 36, TOTAL);
+      if (!c.stopped) await w.complete({ step, final_loss: 0.41 });
+    },
+  },
+  {
+    runId: 'bert-large-mlm',
+    jobName: 'bert-mlm',
+    instanceId: 'i-0a1b2c3d4e5f60002',
+    instance: 'gone',
+    story: 'heartbeats stop (the instance died silently)',
+    async play(w, c) {
+      await w.metadata({ status: 'running', phase: 'training' });
+      await train(w, c, 0, 180, 12, TOTAL);
+    },
+  },
+  {
+    runId: 'gpt-neox-20b',
+    jobName: 'neox-pretrain',
+    instanceId: 'i-0a1b2c3d4e5f60003',
+    instance: 'oom',
+    story: 'CUDA out of memory: _error',
+    async play(w, c) {
+      await w.metadata({ status: 'running', phase: 'training' });
+      await train(w, c, 0, 140, 10, TOTAL);
+      await w.log(`step 140/${TOTAL} loss=1.6021\n${OOM_TRACEBACK}\n`);
+      await w.error(OOM_TRACEBACK);
+      await w.metadata({ status: 'failed' });
+    },
+  },
+  {
+    runId: 'vit-huge-hang',
+    jobName: 'vit-pretrain',
+    instanceId: 'i-0a1b2c3d4e5f60004',
+    instance: 'hang',
+    story: 'step stops advancing while metadata beats',
+    async play(w, c) {
+      await w.metadata({ status: 'running', phase: 'training' });
+      await train(w, c, 0, 120, 8, TOTAL);
+      await beatOnly(w, c, 120);
+    },
+  },
+  {
+    runId: 'resnet-nccl',
+    jobName: 'resnet-ddp',
+    instanceId: 'i-0a1b2c3d4e5f60005',
+    instance: 'nccl',
+    story: 'NCCL watchdog timeout: restartable',
+    async play(w, c) {
+      await w.metadata({ status: 'running', phase: 'training', checkpoint_dir: '/checkpoints/resnet-nccl' });
+      await train(w, c, 0, 200, 10, TOTAL);
+      await w.log(`step 200/${TOTAL} loss=1.4410\n${NCCL_TIMEOUT}\n`);
+      await w.error(NCCL_TIMEOUT);
+      await w.metadata({ status: 'failed' });
+    },
+    async resume(w, c, attempt) {
+      await w.metadata({ status: 'running', phase: 'training', attempt });
+      const step = await train(w, c, 150, TOTAL, 22, TOTAL);
+      if (!c.stopped) await w.complete({ step, final_loss: 0.44 });
+    },
+  },
+  {
+    runId: 'whisper-pending',
+    jobName: 'whisper-ft',
+    instanceId: 'i-0a1b2c3d4e5f60006',
+    instance: 'gone',
+    story: 'never sends a heartbeat',
+    async play(w) {
+      await w.log('downloading dataset shard 1/64 from s3://datasets/librispeech ...\n');
+    },
+  },
+];

@@ -1,0 +1,36 @@
+import { etaMs } from '../lambdas/core/alerts.js';
+import { formatDuration } from '../lambdas/core/duration.js';
+import type { RunRecord } from '../lambdas/core/record.js';
+import { progressBar } from '../lambdas/core/render/progress.js';
+
+/** The live status table of the local mode: one row per run, with a progress bar and ETA. */
+export function statusTable(records: readonly RunRecord[], width = 60): string {
+  const rows = [...records]
+    .sort((a, b) => a.runId.localeCompare(b.runId))
+    .map((r) => {
+      const bar =
+        r.step === undefined
+          ? ''
+          : `${progressBar(r.step, r.totalSteps, 12)} ${r.step}/${r.totalSteps ?? '?'}`;
+      const eta = r.state === 'RUNNING' ? etaMs(r) : undefined;
+      const reason = r.reason.length > width ? `${r.reason.slice(0, width - 1)}…` : r.reason;
+      return [
+        r.runId,
+        r.state + (r.errorType ? ` (${r.errorType})` : ''),
+        String(r.attempt),
+        bar,
+        eta === undefined ? '' : formatDuration(eta),
+        reason,
+      ];
+    });
+  const header = ['RUN', 'STATE', 'TRY', 'PROGRESS', 'ETA', 'REASON'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [header, ...rows]
+    .map((cols) =>
+      cols
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
