@@ -76,8 +76,7 @@ export function renderSlack(payload: unknown): string {
       const cells = b.fields.map((f) => plain(f.text ?? '').replace('\n', ' '));
       for (let i = 0; i < cells.length; i += 2)
         out.push(`┃   ${cells[i]!.padEnd(44)} ${cells[i + 1] ?? ''}`.trimEnd());
-    } else if (b.type === 'context')
-      out.push(...(b.elements ?? []).map((e) => `┃ ${plain(textOf(e.text))}`));
+    } else if (b.type === 'context') out.push(...(b.elements ?? []).map((e) => `┃ ${plain(textOf(e.text))}`));
     else if (b.type === 'actions')
       out.push(...(b.elements ?? []).map((e) => `┃ [${textOf(e.text)}] ${e.url}`));
   }
