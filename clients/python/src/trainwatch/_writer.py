@@ -113,6 +113,10 @@ class Worker:
             self._cond.notify()
 
     def _run(self) -> None:
+        try:
+            self._s3()  # build the client now, while the program is surely still running
+        except Exception as error:
+            log.warning("trainwatch: could not create the S3 client (%s); will retry", error)
         next_poll = 0.0
         while True:
             with self._cond:
@@ -166,7 +170,7 @@ class Worker:
                     # Put it back unless a newer write of the same file arrived meanwhile; keep it first.
                     if op is not None and name not in self._pending:
                         self._pending = {name: op, **self._pending}
-                    self._backoff(name or "(start)", error)
+                    self._backoff(name or "the attempt start (clearing _error and _complete)", error)
                     self._cond.notify_all()
                 return
             with self._cond:

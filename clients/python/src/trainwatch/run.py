@@ -99,7 +99,14 @@ class Run:
             return self
         self._started = True
         self._started_at = time.time()
-        factory = (lambda: self._s3_client) if self._s3_client is not None else functools.partial(_s3_client, self._env)
+        if self._s3_client is not None:
+            factory: Any = lambda: self._s3_client  # noqa: E731
+        else:
+            # Imported here, once (~0.15 s): boto3 registers atexit hooks on import, which Python refuses
+            # once the program is ending, so a short script's last writes would fail if the thread did it.
+            import boto3  # noqa: F401
+
+            factory = functools.partial(_s3_client, self._env)
         base = min(1.0, self._interval)
         self._worker = Worker(
             factory,
@@ -191,7 +198,8 @@ class Run:
         worker = self._worker
         assert worker is not None
         if self._preempted:
-            pass  # `_error` says so already; a graceful exit after SIGTERM is not a completion
+            # `_error` says so already; a graceful exit after SIGTERM is not a completion.
+            worker.put(p.METADATA, self._metadata_body)
         elif _is_success(error):
             self._status = p.COMPLETED
             self._write_final(p.COMPLETE, functools.partial(self._complete_body), "application/json")
