@@ -93,7 +93,7 @@ def test_throttles_progress_writes_and_still_writes_the_latest_step(moto_endpoin
             step += 1
         last = step - 1
         # The trailing write lands within one throttle interval, without another progress() call.
-        wait_for(lambda: files.json("progress.json")["step"] == last, timeout=2, what="trailing progress write")
+        wait_for(lambda: (g := files.json("progress.json")) and g["step"] == last, timeout=3, what="trailing write")
     assert step > 1000
     assert 2 <= counts["progress.json"] <= 6, counts
     assert files.json("progress.json")["step"] == last
