@@ -5,11 +5,20 @@ export type Command = (args: string[]) => Promise<number>;
 
 /** Commands load lazily so `trainwatch classify` never pays for the AWS SDK. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
-  'setup-local': { summary: 'create the bucket, table and topic on the local emulator', load: () => import('./commands/setupLocal.js') },
+  'setup-local': {
+    summary: 'create the bucket, table and topic on the local emulator',
+    load: () => import('./commands/setupLocal.js'),
+  },
   sweep: { summary: 'run one sweep [--now ISO-8601]', load: () => import('./commands/sweep.js') },
   status: { summary: "show the runs' states [RUN_ID] [--json]", load: () => import('./commands/status.js') },
-  local: { summary: 'run trainwatch locally against the emulator with simulated runs', load: () => import('./commands/local.js') },
-  classify: { summary: 'classify a log or error text [FILE] [--profile P] [--all]', load: () => import('./commands/classify.js') },
+  local: {
+    summary: 'run trainwatch locally against the emulator with simulated runs',
+    load: () => import('./commands/local.js'),
+  },
+  classify: {
+    summary: 'classify a log or error text [FILE] [--profile P] [--all]',
+    load: () => import('./commands/classify.js'),
+  },
 };
 
 function usage(): string {
@@ -34,10 +43,11 @@ export async function main(argv: string[]): Promise<number> {
     const { run } = await command.load();
     return await run(args);
   } catch (e) {
-    if (e instanceof TrainwatchError) {
-      process.stderr.write(`trainwatch ${name}: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
+    // One clear line for people; the stack only when asked for (TRAINWATCH_DEBUG=1).
+    const err = e instanceof Error ? e : new Error(String(e));
+    const label = err instanceof TrainwatchError ? '' : `${err.name}: `;
+    process.stderr.write(`trainwatch ${name}: ${label}${err.message}\n`);
+    if (process.env.TRAINWATCH_DEBUG) process.stderr.write(`${err.stack}\n`);
+    return 1;
   }
 }

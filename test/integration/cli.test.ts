@@ -1,0 +1,75 @@
+import { spawnSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { metadata, progress, type TestEnvironment, testEnvironment } from '../support/environment.js';
+
+let t: TestEnvironment;
+beforeEach(async () => {
+  t = await testEnvironment();
+});
+afterEach(() => t.close());
+
+function cli(args: string[], env: Record<string, string | undefined>) {
+  const r = spawnSync(process.execPath, ['bin/trainwatch.mjs', ...args], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      AWS_ACCESS_KEY_ID: 'testing',
+      AWS_SECRET_ACCESS_KEY: 'testing',
+      ...env,
+    },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('trainwatch CLI', () => {
+  it('sweeps with --now and prints status --json in the stable shape', async () => {
+    await t.put('cli-run', 'metadata', metadata('cli-run'));
+    await t.put('cli-run', 'progress', progress(42, 100));
+    const swept = cli(['sweep', '--now', new Date().toISOString()], t.env);
+    expect(swept.stderr).toBe('');
+    expect(swept.stdout).toMatch(/swept 1 runs .*RUNNING 1/);
+    const later = cli(['sweep', '--now', new Date(Date.now() + 11 * 60_000).toISOString()], t.env);
+    expect(later.stdout).toContain('cli-run: RUNNING -> TIMED_OUT');
+
+    const status = cli(['status', '--json'], t.env);
+    expect(status.code).toBe(0);
+    const rows = JSON.parse(status.stdout);
+    expect(rows).toEqual([
+      {
+        run_id: 'cli-run',
+        state: 'TIMED_OUT',
+        reason: expect.stringMatching(/^no heartbeat for 11m/),
+        error_type: null,
+        attempt: 1,
+        step: 42,
+        total_steps: 100,
+        updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
+    ]);
+  });
+
+  it('refuses setup-local without an emulator endpoint and names a bad setting', () => {
+    const noEndpoint = cli(['setup-local'], { ...t.env, AWS_ENDPOINT_URL: undefined });
+    expect(noEndpoint.code).toBe(1);
+    expect(noEndpoint.stderr).toMatch(/AWS_ENDPOINT_URL/);
+    const bad = cli(['sweep'], { ...t.env, TRAINWATCH_STALE_AFTER: 'soon' });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('TRAINWATCH_STALE_AFTER="soon" is not a duration');
+    const missing = cli(['status'], { ...t.env, TRAINWATCH_TABLE: undefined });
+    expect(missing.stderr).toContain('TRAINWATCH_TABLE is required');
+  });
+
+  it('creates resources idempotently with setup-local', () => {
+    const env = {
+      ...t.env,
+      TRAINWATCH_BUCKET: `${t.env.TRAINWATCH_BUCKET}-b`,
+      TRAINWATCH_TABLE: `${t.env.TRAINWATCH_TABLE}-b`,
+    };
+    expect(cli(['setup-local'], env).code).toBe(0);
+    const again = cli(['setup-local'], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`created table ${env.TRAINWATCH_TABLE}`);
+  });
+});
