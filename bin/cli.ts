@@ -19,6 +19,22 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
     summary: 'classify a log or error text [FILE] [--profile P] [--all]',
     load: () => import('./commands/classify.js'),
   },
+  heartbeat: {
+    summary: "write a run's metadata.json, from shell scripts [--start] [--phase P]",
+    load: () => import('./commands/heartbeat.js'),
+  },
+  progress: {
+    summary: "write a run's progress.json STEP [--total-steps N] [--loss X]",
+    load: () => import('./commands/progress.js'),
+  },
+  error: {
+    summary: "write a run's _error [MESSAGE | stdin] [--preempted]",
+    load: () => import('./commands/error.js'),
+  },
+  complete: {
+    summary: "write a run's _complete [--summary JSON]",
+    load: () => import('./commands/complete.js'),
+  },
 };
 
 function usage(): string {
