@@ -104,9 +104,10 @@ export function observe(
       next = { ...next, findings: withFinding(next, 'metadata.json', undefined) };
       next = {
         ...next,
+        // Keyed per file: a read of one file must neither clear nor mask the other file's skew.
         findings: withFinding(
           next,
-          'clock',
+          'clock:metadata.json',
           skew('metadata.json', 'last_update', parsed.value.last_update, files.metadata.lastModified),
         ),
       };
@@ -140,15 +141,14 @@ export function observe(
         firstStepAt: rebase ? at : next.firstStepAt,
       };
       next = { ...next, findings: withFinding(next, 'progress.json', undefined) };
-      if (!next.findings?.clock)
-        next = {
-          ...next,
-          findings: withFinding(
-            next,
-            'clock',
-            skew('progress.json', 'last_updated', parsed.value.last_updated, at),
-          ),
-        };
+      next = {
+        ...next,
+        findings: withFinding(
+          next,
+          'clock:progress.json',
+          skew('progress.json', 'last_updated', parsed.value.last_updated, at),
+        ),
+      };
     } else if (parsed) {
       next = {
         ...next,

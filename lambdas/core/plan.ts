@@ -20,7 +20,10 @@ export function planReads(run: RunFiles, known: RunRecord, now: number, t: Thres
 
   const isNew = known.version === 0;
   const candidate = assess(run, known, now, t).state !== known.state;
-  if (isNew || candidate) {
+  // A finding (invalid file, clock skew) clears only when its file is read again; the verdict it causes
+  // is no transition, so without this a degraded run would never recover.
+  const degraded = known.findings !== undefined;
+  if (isNew || candidate || degraded) {
     want('metadata');
     want('progress');
   }
