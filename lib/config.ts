@@ -1,0 +1,173 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { parseDuration } from '../lambdas/core/duration.js';
+import { ConfigError } from '../lambdas/core/errors.js';
+import { DEFAULTS, PROFILES, RESTART_PRESETS } from './defaults.js';
+import { EMAIL } from './resolve.js';
+
+const duration = z
+  .string()
+  .refine((s) => parseDuration(s) !== undefined, 'is not a duration (use e.g. 90s, 10m, 2h, 7d)');
+
+/** `1m`, `5 minutes`, `rate(5 minutes)` → whole minutes; anything else (cron, 90s) is rejected. */
+export function scheduleMinutes(text: string): number | undefined {
+  const rate = /^rate\(\s*(\d+)\s+minutes?\s*\)$/i.exec(text.trim());
+  const minutes = rate
+    ? Number(rate[1]) * 60_000
+    : (parseDuration(text.replace(/\s*minutes?$/i, 'm')) ?? Number.NaN);
+  const m = minutes / 60_000;
+  return Number.isInteger(m) && m >= 1 && m <= 60 ? m : undefined;
+}
+
+const RETENTION_DAYS = Object.values(logs.RetentionDays).filter((v): v is number => typeof v === 'number');
+
+/** The typed configuration of one deployment (cdk.json context `trainwatch`, or a JSON/YAML file). */
+export const TrainwatchConfigSchema = z.strictObject({
+  stackName: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'must start with a letter; letters, digits and -')
+    .default('Trainwatch'),
+  account: z
+    .string()
+    .regex(/^\d{12}$/, 'must be a 12-digit AWS account id')
+    .optional(),
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'is not an AWS region (e.g. us-east-1)')
+    .optional(),
+  bucket: z
+    .strictObject({
+      name: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'is not an S3 bucket name'),
+      enableEventBridge: z.boolean().default(true),
+    })
+    .optional(),
+  prefix: z.string().default(DEFAULTS.prefix),
+  schedule: z
+    .string()
+    .default(`${DEFAULTS.scheduleMinutes}m`)
+    .refine(
+      (s) => scheduleMinutes(s) !== undefined,
+      'must be whole minutes from 1 to 60: "1m", "5m" or "rate(5 minutes)"',
+    ),
+  thresholds: z
+    .strictObject({
+      staleAfter: duration.default(DEFAULTS.staleAfter),
+      stallAfter: duration.default(DEFAULTS.stallAfter),
+      startupGrace: duration.default(DEFAULTS.startupGrace),
+      phaseStaleAfter: z
+        .record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'phase names are letters, digits, _ and -'), duration)
+        .default({ ...DEFAULTS.phaseStaleAfter }),
+      remindEvery: duration.optional(),
+    })
+    .prefault({}),
+  alerts: z
+    .strictObject({
+      emails: z.array(z.string().regex(EMAIL, 'is not an email address')).default([]),
+      /** '' turns Slack off. */
+      slackWebhookParameter: z.string().default(DEFAULTS.slackWebhookParameterName),
+      slackWebhookKeyArn: z
+        .string()
+        .regex(/^arn:aws[\w-]*:kms:/, 'is not a KMS key ARN')
+        .optional(),
+      alarmTopicArn: z
+        .string()
+        .regex(/^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]+$/, 'is not an SNS topic ARN')
+        .optional(),
+    })
+    .prefault({})
+    .refine((a) => a.emails.length > 0 || a.slackWebhookParameter !== '', {
+      message: 'no alert channel: add an address to alerts.emails or set alerts.slackWebhookParameter',
+      path: ['emails'],
+    }),
+  profile: z.enum(PROFILES).default(DEFAULTS.profile),
+  remediation: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      restartPolicy: z
+        .union([z.enum(RESTART_PRESETS), z.record(z.string(), z.unknown())])
+        .default(DEFAULTS.restartPolicy),
+      restartCommands: z.record(z.string(), z.string().min(1, 'is empty')).default({}),
+      managedTag: z
+        .string()
+        .regex(
+          /^(?!aws:)[^=]+=[^=]*$/,
+          'must be key=value (e.g. trainwatch:managed=true), key not starting with aws:',
+        )
+        .default(`${DEFAULTS.managedTag.key}=${DEFAULTS.managedTag.value}`),
+      ssmOutputPrefix: z.string().default(DEFAULTS.ssmOutputPrefix),
+    })
+    .prefault({}),
+  removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
+  retention: z
+    .strictObject({
+      logsDays: z
+        .number()
+        .refine(
+          (d) => RETENTION_DAYS.includes(d),
+          `must be one of ${RETENTION_DAYS.join(', ')} (9999: never expire)`,
+        )
+        .default(DEFAULTS.logRetentionDays),
+      runsDays: z.number().int().min(0).max(3650).default(DEFAULTS.runRetentionDays),
+      historyDays: z.number().int().min(1).max(3650).default(DEFAULTS.historyTtlDays),
+    })
+    .prefault({}),
+  concurrency: z.number().int().min(1).max(256).default(DEFAULTS.concurrency),
+  sweep: z
+    .strictObject({
+      memoryMb: z.number().int().min(128).max(10240).default(DEFAULTS.sweepMemoryMb),
+      timeout: duration.default(`${DEFAULTS.sweepTimeoutSeconds}s`),
+    })
+    .prefault({}),
+  tags: z.record(z.string(), z.string()).default({}),
+});
+
+export type TrainwatchConfig = z.output<typeof TrainwatchConfigSchema>;
+export type TrainwatchConfigInput = z.input<typeof TrainwatchConfigSchema>;
+
+/** Validates a configuration object; throws ConfigError listing every problem with its path. */
+export function parseConfig(raw: unknown, source = 'configuration'): TrainwatchConfig {
+  const result = TrainwatchConfigSchema.safeParse(raw ?? {});
+  if (result.success) return result.data;
+  const lines = result.error.issues.map(
+    (i) => `  - ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`,
+  );
+  throw new ConfigError(`invalid trainwatch ${source}:\n${lines.join('\n')}`, { source });
+}
+
+/** Reads a JSON or YAML config file. */
+export function readConfigFile(path: string): unknown {
+  const full = resolve(path);
+  if (!existsSync(full))
+    throw new ConfigError(`trainwatch config file ${full} does not exist`, { path: full });
+  const text = readFileSync(full, 'utf8');
+  try {
+    return /\.ya?ml$/i.test(full) ? parseYaml(text) : JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(
+      `trainwatch config file ${full} is not valid ${/\.ya?ml$/i.test(full) ? 'YAML' : 'JSON'}: ${(e as Error).message}`,
+      { path: full },
+    );
+  }
+}
+
+/**
+ * The configuration of a CDK app: the file named by context `trainwatch:config` (`-c
+ * trainwatch:config=trainwatch.yaml`) when given, else the `trainwatch` object in cdk.json context.
+ */
+export function configFromContext(tryGetContext: (key: string) => unknown): TrainwatchConfig {
+  const file = tryGetContext('trainwatch:config');
+  if (typeof file === 'string' && file.trim())
+    return parseConfig(readConfigFile(file), `config file ${file}`);
+  let raw = tryGetContext('trainwatch');
+  if (typeof raw === 'string') {
+    try {
+      raw = JSON.parse(raw);
+    } catch {
+      throw new ConfigError('context "trainwatch" must be a JSON object', {});
+    }
+  }
+  return parseConfig(raw, 'context "trainwatch" (cdk.json)');
+}

@@ -1,0 +1,110 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { acknowledge } from './nag.js';
+
+/** The repository root: entries, tsconfig and the lock file are found from here. */
+export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The Lambda handlers, by function name. */
+export const HANDLERS = {
+  sweep: 'lambdas/handlers/sweep.ts',
+  sentinel: 'lambdas/handlers/sentinel.ts',
+  remediate: 'lambdas/handlers/remediate.ts',
+} as const;
+
+/**
+ * ESM output: the handlers may await at module scope (configuration, one Slack parameter read per cold
+ * start), and Lambda (nodejs18.x and later) resolves ESM imports of the runtime's SDK through NODE_PATH.
+ * Bundled CommonJS dependencies still call `require` for Node built-ins: the banner defines it.
+ */
+export const BUNDLING: nodejs.BundlingOptions = {
+  format: nodejs.OutputFormat.ESM,
+  target: 'node22',
+  platform: 'node',
+  minify: true,
+  sourceMap: true,
+  // Line mappings only: stack traces stay readable and the .map stays a fraction of its full size.
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  // The nodejs22.x runtime provides SDK v3; bundling it would add megabytes and cold-start time.
+  externalModules: ['@aws-sdk/*'],
+  banner: "import{createRequire as __twRequire}from'node:module';const require=__twRequire(import.meta.url);",
+  forceDockerBundling: false,
+};
+
+/** Settings of one watchdog function. */
+export interface WatchdogFunctionProps {
+  readonly handler: keyof typeof HANDLERS;
+  readonly description: string;
+  readonly memorySize: number;
+  readonly timeout: Duration;
+  readonly environment: Readonly<Record<string, string>>;
+  readonly logRetention: logs.RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+  readonly deadLetterQueue: sqs.IQueue;
+  /** Lambda's own retries of a failed asynchronous invocation before it goes to the queue. */
+  readonly retryAttempts: number;
+  readonly maxEventAge?: Duration;
+}
+
+/**
+ * A Node.js 22 arm64 function bundled with local esbuild, with its own role (nothing attached but what
+ * the caller grants, plus writing to its own log group) and its own log group with retention.
+ */
+export class WatchdogFunction extends Construct {
+  readonly function: nodejs.NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: WatchdogFunctionProps) {
+    super(scope, id);
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    // No AWSLambdaBasicExecutionRole: it allows writing to every log group in the account.
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `trainwatch ${props.handler} function`,
+    });
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'WriteOwnLogs',
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+    this.function = new nodejs.NodejsFunction(this, 'Function', {
+      entry: join(PROJECT_ROOT, HANDLERS[props.handler]),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      description: props.description,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      bundling: BUNDLING,
+      awsSdkConnectionReuse: false,
+      retryAttempts: props.retryAttempts,
+      maxEventAge: props.maxEventAge,
+      onFailure: new destinations.SqsDestination(props.deadLetterQueue),
+    });
+    acknowledge(
+      this.function,
+      'AwsSolutions-L1',
+      'Pinned to nodejs22.x, the runtime the bundles target (esbuild node22) and the tests cover; supported by Lambda until 2027-04-30.',
+    );
+  }
+}

@@ -1,0 +1,100 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { parseDuration } from '../lambdas/core/duration.js';
+import type { TrainwatchConfig } from './config.js';
+import { scheduleMinutes } from './config.js';
+import { TrainingRunMonitor } from './monitor.js';
+import type { RemediationProps, TrainingRunMonitorProps } from './props.js';
+
+const ms = (text: string) => Duration.millis(parseDuration(text)!);
+
+/** Turns a validated configuration into construct props, importing the existing resources it names. */
+export function monitorProps(scope: Construct, c: TrainwatchConfig): TrainingRunMonitorProps {
+  const [tagKey, tagValue] = c.remediation.managedTag.split('=') as [string, string];
+  return {
+    bucket: c.bucket ? s3.Bucket.fromBucketName(scope, 'ExistingBucket', c.bucket.name) : undefined,
+    enableBucketEventBridge: c.bucket?.enableEventBridge,
+    prefix: c.prefix,
+    schedule: Duration.minutes(scheduleMinutes(c.schedule)!),
+    thresholds: {
+      staleAfter: ms(c.thresholds.staleAfter),
+      stallAfter: ms(c.thresholds.stallAfter),
+      startupGrace: ms(c.thresholds.startupGrace),
+      phaseStaleAfter: Object.fromEntries(
+        Object.entries(c.thresholds.phaseStaleAfter).map(([k, v]) => [k, ms(v)]),
+      ),
+      remindEvery: c.thresholds.remindEvery ? ms(c.thresholds.remindEvery) : undefined,
+    },
+    slackWebhookParameterName: c.alerts.slackWebhookParameter,
+    slackWebhookKey: c.alerts.slackWebhookKeyArn
+      ? kms.Key.fromKeyArn(scope, 'SlackWebhookKey', c.alerts.slackWebhookKeyArn)
+      : undefined,
+    alertEmails: c.alerts.emails,
+    alarmTopic: c.alerts.alarmTopicArn
+      ? sns.Topic.fromTopicArn(scope, 'AlarmTopic', c.alerts.alarmTopicArn)
+      : undefined,
+    profile: c.profile,
+    remediation: {
+      enabled: c.remediation.enabled,
+      restartPolicy: c.remediation.restartPolicy as RemediationProps['restartPolicy'],
+      restartCommands: c.remediation.restartCommands,
+      managedTag: { key: tagKey.trim(), value: tagValue.trim() },
+      ssmOutputPrefix: c.remediation.ssmOutputPrefix,
+    },
+    removalPolicy: c.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    logRetention: c.retention.logsDays as logs.RetentionDays,
+    runRetention: Duration.days(c.retention.runsDays),
+    historyTtl: Duration.days(c.retention.historyDays),
+    concurrency: c.concurrency,
+    sweepMemorySize: c.sweep.memoryMb,
+    sweepTimeout: ms(c.sweep.timeout),
+  };
+}
+
+/** Properties of {@link TrainwatchStack}. */
+export interface TrainwatchStackProps extends StackProps {
+  readonly config: TrainwatchConfig;
+}
+
+/** The deployable stack: one {@link TrainingRunMonitor} from configuration, with the values users need as outputs. */
+export class TrainwatchStack extends Stack {
+  readonly monitor: TrainingRunMonitor;
+
+  constructor(scope: Construct, id: string, props: TrainwatchStackProps) {
+    super(scope, id, {
+      description:
+        'trainwatch: serverless watchdog for ML training runs (heartbeats in S3, alerts on Slack/SNS)',
+      ...props,
+    });
+    this.monitor = new TrainingRunMonitor(this, 'Monitor', monitorProps(this, props.config));
+    Tags.of(this).add('trainwatch:stack', this.stackName);
+    for (const [k, v] of Object.entries(props.config.tags)) Tags.of(this).add(k, v);
+    const m = this.monitor;
+    const out = (id: string, value: string, description: string) =>
+      new CfnOutput(this, id, { value, description });
+    out('BucketName', m.bucket.bucketName, 'Heartbeat bucket: training scripts write under the prefix');
+    out('Prefix', m.settings.prefix, 'Key prefix of the runs: s3://{bucket}/{prefix}/{run_id}/');
+    out('WriterPolicyArn', m.writerPolicy.managedPolicyArn, 'Attach to the training instance role');
+    out('AlertTopicArn', m.topic.topicArn, 'Subscribe more endpoints here');
+    out('EventBusName', m.eventBus.eventBusName, 'Training Run State Change events');
+    out('StateTableName', m.table.tableName, 'Run state and history');
+    out('DeadLetterQueueUrl', m.deadLetterQueue.queueUrl, 'Failed invocations and undeliverable events');
+    out('DashboardName', m.dashboard.dashboardName, 'CloudWatch dashboard');
+    if (m.settings.slackWebhookParameterName)
+      out(
+        'SlackWebhookParameter',
+        m.settings.slackWebhookParameterName,
+        'Put the Slack webhook URL here (SecureString)',
+      );
+    if (m.settings.remediation.enabled)
+      out(
+        'ManagedInstanceTag',
+        `${m.settings.remediation.managedTag.key}=${m.settings.remediation.managedTag.value}`,
+        'Tag instances with this to allow diagnosis and restart',
+      );
+  }
+}

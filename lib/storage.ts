@@ -1,0 +1,122 @@
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { acknowledge } from './nag.js';
+
+/** A new heartbeat bucket: private, TLS only, versioned, EventBridge on, old runs expire. */
+export function createBucket(
+  scope: Construct,
+  opts: { prefix: string; runRetention: Duration; removalPolicy: RemovalPolicy },
+): s3.Bucket {
+  const destroy = opts.removalPolicy === RemovalPolicy.DESTROY;
+  const expiration = opts.runRetention.toDays() > 0 ? opts.runRetention : undefined;
+  const bucket = new s3.Bucket(scope, 'HeartbeatBucket', {
+    // SSE-S3: training roles can write heartbeats without KMS permissions.
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    versioned: true,
+    removalPolicy: opts.removalPolicy,
+    autoDeleteObjects: destroy,
+    lifecycleRules: [
+      // Heartbeats are rewritten every minute: old versions pile up fast, keep them one day only.
+      {
+        id: 'noncurrent-versions',
+        noncurrentVersionExpiration: Duration.days(1),
+        expiredObjectDeleteMarker: true,
+      },
+      { id: 'incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ...(expiration ? [{ id: 'old-runs', prefix: `${opts.prefix}/`, expiration }] : []),
+    ],
+  });
+  // Native EventBridge switch: `eventBridgeEnabled` would add a custom-resource Lambda for nothing.
+  (bucket.node.defaultChild as s3.CfnBucket).notificationConfiguration = {
+    eventBridgeConfiguration: { eventBridgeEnabled: true },
+  };
+  acknowledge(
+    bucket,
+    'AwsSolutions-S1',
+    'Server access logs would log every heartbeat PUT (one a minute per run); CloudTrail data events are the audit trail when an account needs one.',
+  );
+  return bucket;
+}
+
+/** Run state, transition history (TTL `expiresAt`), outbox and locks: one on-demand table. */
+export function createTable(scope: Construct, removalPolicy: RemovalPolicy): dynamodb.Table {
+  return new dynamodb.Table(scope, 'StateTable', {
+    partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+    sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    timeToLiveAttribute: 'expiresAt',
+    encryption: dynamodb.TableEncryption.AWS_MANAGED,
+    removalPolicy,
+  });
+}
+
+/** The alert topic, encrypted with a customer key that CloudWatch alarms may also use. */
+export function createTopic(
+  scope: Construct,
+  opts: { emails: readonly string[]; removalPolicy: RemovalPolicy },
+): { topic: sns.Topic; key: kms.Key } {
+  const key = new kms.Key(scope, 'TopicKey', {
+    description: 'trainwatch: encrypts the alert topic',
+    enableKeyRotation: true,
+    removalPolicy: opts.removalPolicy,
+  });
+  // The AWS-managed aws/sns key cannot be used by CloudWatch alarm actions: hence a customer key.
+  key.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'AllowCloudWatchAlarmsToPublish',
+      principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+      resources: ['*'],
+    }),
+  );
+  const topic = new sns.Topic(scope, 'AlertTopic', {
+    displayName: 'trainwatch alerts',
+    masterKey: key,
+    enforceSSL: true,
+  });
+  topic.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'AllowCloudWatchAlarms',
+      principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(scope).account } },
+    }),
+  );
+  for (const email of opts.emails) topic.addSubscription(new subs.EmailSubscription(email));
+  return { topic, key };
+}
+
+/** The bus that every transition is put on (`source: trainwatch`). */
+export function createBus(scope: Construct): events.EventBus {
+  return new events.EventBus(scope, 'EventBus', {
+    description: 'trainwatch: Training Run State Change events',
+  });
+}
+
+/** Keeps every invocation that failed after its retries, and every event EventBridge could not deliver. */
+export function createDeadLetterQueue(scope: Construct): sqs.Queue {
+  const queue = new sqs.Queue(scope, 'DeadLetterQueue', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+  acknowledge(
+    queue,
+    'AwsSolutions-SQS3',
+    'This queue is itself the dead-letter queue of the functions and the EventBridge targets.',
+  );
+  return queue;
+}
