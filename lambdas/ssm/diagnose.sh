@@ -30,6 +30,12 @@ emit run_id "$RUN_ID"
 emit host "$(hostname 2>/dev/null || echo unknown)"
 emit time "$(date +%s)"
 
+# A zombie (state Z) has exited; only its parent has not reaped it yet. The comm field may hold spaces.
+alive_pid() {
+  [ -r "/proc/$1/stat" ] || return 1
+  [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
+}
+
 # --- the training process: PID file first, then a command-line pattern --------------------------
 alive=unknown
 source=none
@@ -37,14 +43,10 @@ if [ -n "$PID_FILE" ]; then
   source=pidfile
   if [ -r "$PID_FILE" ]; then
     pid=$(head -c 32 "$PID_FILE" | tr -cd '0-9')
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    if [ -n "$pid" ] && alive_pid "$pid"; then
       alive=true
       emit process.pid "$pid"
-      [ -r "/proc/$pid/stat" ] && emit process.state "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)"
-    elif [ -n "$pid" ] && [ -d "/proc/$pid" ]; then
-      # kill -0 fails for another user's process: /proc still tells it exists.
-      alive=true
-      emit process.pid "$pid"
+      emit process.state "$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)"
     else
       alive=false
       emit process.pidfile_stale "${pid:-empty}"
@@ -57,7 +59,10 @@ if [ "$alive" = unknown ] && [ -n "$PATTERN" ]; then
   source=pattern
   if command -v pgrep >/dev/null 2>&1; then
     # pgrep would match this script's own command line if the pattern were in it; it is not (env only).
-    pids=$(pgrep -f -- "$PATTERN" 2>/dev/null | grep -vx "$$" | head -n 16)
+    pids=""
+    for p in $(pgrep -f -- "$PATTERN" 2>/dev/null | grep -vx "$$" | head -n 16); do
+      alive_pid "$p" && pids="$pids $p"
+    done
     if [ -n "$pids" ]; then
       alive=true
       for p in $pids; do emit process.pid "$p"; done

@@ -47,15 +47,24 @@ if [ -n "$CKPT_DIR" ] && [ -d "$CKPT_DIR" ]; then
   [[ "${iused:-0}" =~ ^[0-9]+$ ]] && [ "${iused:-0}" -ge 98 ] && refuse 3 "disk $CKPT_DIR out of inodes"
 fi
 
+# A zombie (state Z) has exited; only its parent has not reaped it yet. The comm field may hold spaces.
+alive_pid() {
+  [ -r "/proc/$1/stat" ] || return 1
+  [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
+}
+
 # --- stop the previous attempt if anything of it is left (a hung process) -----------------------------
 pids=""
 if [ -n "$PID_FILE" ] && [ -r "$PID_FILE" ]; then
   p=$(head -c 32 "$PID_FILE" | tr -cd '0-9')
-  [ -n "$p" ] && [ -d "/proc/$p" ] && pids="$p"
+  [ -n "$p" ] && alive_pid "$p" && pids="$p"
 fi
 if [ -z "$pids" ] && [ -n "$PATTERN" ] && command -v pgrep >/dev/null 2>&1; then
-  pids=$(pgrep -f -- "$PATTERN" 2>/dev/null | grep -vx "$$" | head -n 64 | tr '\n' ' ')
+  for p in $(pgrep -f -- "$PATTERN" 2>/dev/null | grep -vx "$$" | head -n 64); do
+    alive_pid "$p" && pids="$pids $p"
+  done
 fi
+pids="${pids# }"
 if [ -n "${pids// /}" ]; then
   say restart.stopping "$pids"
   # shellcheck disable=SC2086
@@ -63,7 +72,7 @@ if [ -n "${pids// /}" ]; then
   waited=0
   while [ "$waited" -lt "$STOP_TIMEOUT" ]; do
     left=""
-    for p in $pids; do [ -d "/proc/$p" ] && left="$left $p"; done
+    for p in $pids; do alive_pid "$p" && left="$left $p"; done
     [ -z "$left" ] && break
     sleep 1
     waited=$((waited + 1))
@@ -72,7 +81,7 @@ if [ -n "${pids// /}" ]; then
     # shellcheck disable=SC2086
     kill -KILL $left 2>/dev/null
     sleep 2
-    for p in $left; do [ -d "/proc/$p" ] && refuse 3 "process $p would not stop"; done
+    for p in $left; do alive_pid "$p" && refuse 3 "process $p would not stop"; done
   fi
   say restart.stopped "$pids"
 fi
