@@ -109,14 +109,14 @@ export class RunFiles {
     }
   }
 
-  /** Writes metadata.json: `fields` over what is there (or over nothing when `fresh`), validated first. */
+  /** Writes metadata.json: `fields` (undefined ones skipped) over what is there (or over nothing when `fresh`), validated first. */
   async writeMetadata(
     fields: Record<string, unknown>,
     now: Date,
     fresh = false,
   ): Promise<Record<string, unknown>> {
     const base = fresh ? {} : await this.metadata();
-    const merged = dropUndefined({ ...base, ...fields, run_id: this.runId, last_update: now.toISOString() });
+    const merged = { ...base, ...dropUndefined(fields), run_id: this.runId, last_update: now.toISOString() };
     const checked = MetadataSchema.safeParse(merged);
     if (!checked.success) {
       const issue = checked.error.issues[0]!;
