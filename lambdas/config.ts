@@ -1,6 +1,7 @@
 import { parseDuration } from './core/duration.js';
 import { ConfigError } from './core/errors.js';
 import type { Thresholds } from './core/thresholds.js';
+import { loadRemediationConfig, type RemediationConfig } from './remediationConfig.js';
 
 /** trainwatch's configuration, parsed once from the environment (the same names in Lambda and locally). */
 export interface Config {
@@ -18,6 +19,8 @@ export interface Config {
   readonly concurrency: number;
   readonly region: string;
   readonly endpoint?: string;
+  /** Diagnosis and restart settings (TRAINWATCH_RESTART_POLICY, _RESTART_COMMANDS, _PROFILE, …). */
+  readonly remediation: RemediationConfig;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -112,5 +115,6 @@ export function loadConfig(env: Env): Config {
     concurrency: int(env, 'TRAINWATCH_CONCURRENCY', 16, 1, 256),
     region: optional(env, 'AWS_REGION') ?? optional(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
     endpoint: optional(env, 'AWS_ENDPOINT_URL'),
+    remediation: loadRemediationConfig(env),
   };
 }

@@ -44,3 +44,35 @@ export interface Notifier {
   readonly channel: string;
   notify(alert: Alert): Promise<void>;
 }
+
+/** What one command on one instance came to (remediation's view of SSM Run Command). */
+export interface CommandResult {
+  /** `Success`, or why not: `Failed`, `TimedOut`, `Cancelled`, `Undeliverable` (agent offline),
+   *  `InvalidInstance` (terminated or not managed), `AccessDenied`, `Error`. */
+  readonly status: 'Success' | 'Failed' | 'TimedOut' | 'Cancelled' | 'Undeliverable' | 'InvalidInstance' | 'AccessDenied' | 'Error';
+  readonly ok: boolean;
+  /** Standard output, complete (read from S3 when SSM's inline copy was cut at 24,000 characters). */
+  readonly output: string;
+  readonly commandId?: string;
+  readonly exitCode?: number;
+  /** One line for people when not ok, e.g. "instance i-0abc… is not managed by SSM (terminated?)". */
+  readonly finding?: string;
+}
+
+/** Runs one of the stack's SSM documents on one instance and waits for the outcome. Never throws. */
+export interface CommandRunner {
+  run(request: {
+    readonly instanceId: string;
+    readonly document: string;
+    readonly parameters: Readonly<Record<string, string>>;
+    /** How long to wait for the outcome, delivery included. */
+    readonly timeoutSeconds: number;
+    readonly comment?: string;
+  }): Promise<CommandResult>;
+}
+
+/** Moves a finished attempt's files under `attempts/{n}/` so the next attempt starts clean. */
+export interface AttemptArchive {
+  /** Returns the keys written; files that do not exist are skipped. */
+  archive(runId: string, attempt: number, files: readonly RunFileName[]): Promise<string[]>;
+}

@@ -72,6 +72,8 @@ export interface RunRecord {
   readonly undelivered?: readonly Undelivered[];
   /** When a restart was issued (state RESTARTING); set by remediation. */
   readonly restartIssuedAt?: number;
+  /** Remediation's memory of the run: restarts, best step per attempt, last diagnosis and decision. */
+  readonly remediation?: import('./remediationState.js').RemediationState;
 }
 
 /** A transition, appended to the run's history. */

@@ -1,0 +1,31 @@
+/** One remediation decision, kept on the run (the last few) so people and the crash-loop check can see them. */
+export interface RemediationEntry {
+  readonly at: number;
+  readonly attempt: number;
+  readonly state: string;
+  readonly errorType: string | null;
+  readonly action: 'restart' | 'alert' | 'give_up';
+  readonly reason: string;
+}
+
+/** What remediation remembers about a run, on its DynamoDB item. JSON-safe. */
+export interface RemediationState {
+  /** Restarts issued so far. */
+  readonly restarts: number;
+  /** Highest step each attempt reached by its own progress, by attempt number ("1", "2", …). */
+  readonly bestSteps: Readonly<Record<string, number>>;
+  /** When the current attempt was started by a restart (absent for attempt 1). */
+  readonly attemptStartedAt?: number;
+  /** The id of the last transition alert handled, so a redelivered event does nothing twice. */
+  readonly handled?: string;
+  /** The latest diagnosis, summarised (with where its full output is, if SSM wrote it to S3). */
+  readonly diagnosis?: {
+    readonly at: number;
+    readonly lines: readonly string[];
+    readonly commandId?: string;
+  };
+  readonly history: readonly RemediationEntry[];
+}
+
+/** How many decisions a run keeps. */
+export const HISTORY_KEPT = 10;
