@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lambdas/config.js';
+import { formatDuration, parseDuration } from '../../lambdas/core/duration.js';
 import { ConfigError } from '../../lambdas/core/errors.js';
 
 const M = 60_000;
@@ -18,26 +19,32 @@ function configError(env: Record<string, string | undefined>): ConfigError {
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
-    expect(loadConfig(BASE)).toEqual({
+    // toMatchObject: other settings (remediation) are tested with their own loader.
+    const c = loadConfig(BASE);
+    for (const unset of [
+      'topicArn',
+      'eventBus',
+      'slackWebhookUrl',
+      'slackWebhookParam',
+      'remindEveryMs',
+      'endpoint',
+    ])
+      expect(c[unset as keyof typeof c]).toBeUndefined();
+    expect(c).toMatchObject({
       bucket: 'heartbeats',
       prefix: 'training-runs',
       table: 'runs',
-      topicArn: undefined,
-      eventBus: undefined,
-      slackWebhookUrl: undefined,
-      slackWebhookParam: undefined,
       thresholds: {
         staleAfterMs: 10 * M,
         stallAfterMs: 30 * M,
         startupGraceMs: 15 * M,
         phaseStaleAfterMs: { setup: 30 * M, checkpointing: 30 * M },
       },
-      remindEveryMs: undefined,
       historyTtlDays: 90,
       concurrency: 16,
       region: 'us-east-1',
-      endpoint: undefined,
     });
+    expect(c.thresholds.phaseStaleAfterMs).toEqual({ setup: 30 * M, checkpointing: 30 * M });
   });
 
   it('reads every setting', () => {
@@ -128,5 +135,40 @@ describe('loadConfig', () => {
   it('does not echo the Slack webhook URL (a secret) in its error', () => {
     const err = configError({ ...BASE, TRAINWATCH_SLACK_WEBHOOK_URL: 'ftp://secret-token' });
     expect(err.message).not.toContain('secret-token');
+  });
+});
+
+describe('durations', () => {
+  it.each([
+    ['500ms', 500],
+    ['90s', 90_000],
+    ['90', 90_000],
+    ['1.5m', 90_000],
+    [' 10 m ', 600_000],
+    ['2h', 7_200_000],
+    ['1d', 86_400_000],
+  ])('parses %j', (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it.each([[''], ['0'], ['0m'], ['-5m'], ['5 minutes'], ['1w'], ['m'], ['1e3s'], ['5m30s']])(
+    'rejects %j',
+    (text) => {
+      expect(parseDuration(text)).toBeUndefined();
+    },
+  );
+
+  it.each([
+    [0, '0s'],
+    [-5000, '0s'],
+    [499, '0s'],
+    [45_000, '45s'],
+    [60_000, '1m'],
+    [61_000, '1m 1s'],
+    [3 * 3_600_000 + 12 * 60_000 + 5_000, '3h 12m'],
+    [3_600_000 + 5_000, '1h'],
+    [2 * 86_400_000 + 3_600_000, '2d 1h'],
+  ])('formats %d ms as %j', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
   });
 });

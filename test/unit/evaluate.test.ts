@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { assess } from '../../lambdas/core/evaluate.js';
 import type { RunFiles } from '../../lambdas/core/listing.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
-import type { RunState } from '../../lambdas/core/states.js';
-import type { Thresholds } from '../../lambdas/core/thresholds.js';
+import { ALL_STATES, alertsOn, type RunState } from '../../lambdas/core/states.js';
+import { effectiveThresholds, type Thresholds } from '../../lambdas/core/thresholds.js';
 import { listed, obj, record } from '../support/fakes.js';
 
 const M = 60_000;
@@ -296,5 +296,31 @@ describe('assess: RESTARTING', () => {
   it('a restartIssuedAt left on a run that is not RESTARTING does not hide its _error', () => {
     const run = listed({ metadata: ago(1 * M), error: ago(20 * M) });
     expect(assess(run, record({ restartIssuedAt: issued }), NOW, T).state).toBe('FAILED');
+  });
+});
+
+describe('effectiveThresholds', () => {
+  it.each([
+    { meta: undefined, stale: 10, stall: 30, why: 'default' },
+    { meta: { staleMinutes: 20 }, stale: 20, stall: 30, why: 'stale_minutes' },
+    { meta: { staleMinutes: 0.5 }, stale: 0.5, stall: 30, why: 'stale_minutes' },
+    { meta: { phase: 'setup' }, stale: 30, stall: 30, why: 'phase setup' },
+    { meta: { phase: 'checkpointing' }, stale: 45, stall: 45, why: 'phase checkpointing' },
+    { meta: { phase: 'checkpointing', staleMinutes: 50 }, stale: 50, stall: 30, why: 'stale_minutes' },
+    { meta: { phase: 'checkpointing', staleMinutes: 20 }, stale: 45, stall: 45, why: 'phase checkpointing' },
+    { meta: { phase: 'toString' }, stale: 10, stall: 30, why: 'default' },
+  ])('$meta → stale $stale m, stall $stall m ($why)', ({ meta, stale, stall, why }) => {
+    expect(effectiveThresholds(T, meta)).toEqual({ staleAfterMs: stale * M, stallAfterMs: stall * M, why });
+  });
+});
+
+describe('alertsOn', () => {
+  it('never alerts on PENDING; RUNNING only as a recovery; every other entry alerts', () => {
+    for (const from of [undefined, ...ALL_STATES]) {
+      expect(alertsOn(from, 'PENDING')).toBe(false);
+      expect(alertsOn(from, 'RUNNING')).toBe(from !== undefined && from !== 'PENDING' && from !== 'RUNNING');
+      for (const to of ALL_STATES.filter((s) => s !== 'PENDING' && s !== 'RUNNING'))
+        expect(alertsOn(from, to)).toBe(true);
+    }
   });
 });
