@@ -46,7 +46,8 @@ async function readFiles(runs: RunStore, run: RunFiles, plan: Set<RunFileName>):
   await Promise.all(
     [...plan].map(async (name) => {
       const size = run.files[name]?.size ?? 0;
-      if ((name === 'metadata' || name === 'progress') && size > MAX_JSON_BYTES) reads[name] = undefined;
+      // _complete is read whole too (no tail): an oversized one must not take the sweep's memory down.
+      if (name !== 'error' && name !== 'log' && size > MAX_JSON_BYTES) reads[name] = undefined;
       else
         reads[name] = await runs.read(
           run.runId,

@@ -3,6 +3,7 @@ import { type CheckDeps, checkRun } from '../../lambdas/core/checkRun.js';
 import type { Classifier } from '../../lambdas/core/observe.js';
 import { LEASE_MS, MAX_ROUNDS } from '../../lambdas/core/outbox.js';
 import type { Notifier } from '../../lambdas/core/ports.js';
+import { MAX_JSON_BYTES } from '../../lambdas/core/protocol/files.js';
 import { sweep } from '../../lambdas/core/sweep.js';
 import type { Thresholds } from '../../lambdas/core/thresholds.js';
 import {
@@ -188,6 +189,16 @@ describe('checkRun: transitions alert exactly once', () => {
       lastLogLine: 'torch.OutOfMemoryError: CUDA out of memory',
     });
     expect(h.states.flips.at(-1)).toMatchObject({ to: 'FAILED', errorType: 'oom' });
+  });
+
+  it('never downloads an oversized heartbeat or _complete: the LIST size is enough', async () => {
+    const h = await runningAtT0();
+    const huge = 'x'.repeat(MAX_JSON_BYTES + 1);
+    h.runs.put('r1', 'metadata', huge, T0 + M);
+    h.runs.put('r1', 'complete', huge, T0 + M);
+    h.runs.reads.length = 0;
+    expect(await h.check(T0 + M)).toMatchObject({ state: 'SUCCEEDED', transitioned: true });
+    expect(h.runs.reads).toEqual([]);
   });
 
   it('an alerting transition reads the log tail for the alert even when nothing else needs it', async () => {
