@@ -283,6 +283,46 @@ describe('checkRun: sparse reads and writes', () => {
   });
 });
 
+describe('checkRun: RESTARTING', () => {
+  /** A run that failed at T0+5m and that remediation marked RESTARTING at T0+10m. */
+  async function restarted() {
+    const h = await runningAtT0();
+    h.runs.put('r1', 'error', 'RuntimeError: NCCL timeout', T0 + 5 * M);
+    await h.check(T0 + 5 * M);
+    const r = (await h.states.get('r1'))!;
+    expect(r.state).toBe('FAILED');
+    await h.states.update({ ...r, state: 'RESTARTING', restartIssuedAt: T0 + 10 * M, attempt: 2 }, r.version);
+    return h;
+  }
+
+  it("waits quietly, then recovers on the new attempt's first heartbeat", async () => {
+    const h = await restarted();
+    const sent = h.slack.sent.length;
+    expect(await h.check(T0 + 12 * M)).toMatchObject({ state: 'RESTARTING', wrote: false });
+    h.runs.put('r1', 'metadata', { phase: 'training', attempt: 2 }, T0 + 13 * M);
+    h.runs.put('r1', 'progress', { step: 5 }, T0 + 13 * M);
+    expect(await h.check(T0 + 13 * M)).toMatchObject({
+      from: 'RESTARTING',
+      state: 'RUNNING',
+      transitioned: true,
+    });
+    expect(h.slack.sent.slice(sent).map((a) => `${a.previousState}→${a.state}`)).toEqual([
+      'RESTARTING→RUNNING',
+    ]);
+    const stored = (await h.states.get('r1'))!;
+    expect(stored).toMatchObject({ attempt: 2, step: 5, firstStep: 5, firstStepAt: T0 + 13 * M });
+    expect(stored.restartIssuedAt).toBeUndefined();
+  });
+
+  it('times out when the new attempt sends nothing within the startup grace', async () => {
+    const h = await restarted();
+    expect(await h.check(T0 + 25 * M)).toMatchObject({ state: 'RESTARTING' });
+    const out = await h.check(T0 + 25 * M + 1);
+    expect(out).toMatchObject({ from: 'RESTARTING', state: 'TIMED_OUT', transitioned: true });
+    expect(h.slack.sent.at(-1)!.reason).toMatch(/attempt 2 never sent a heartbeat/);
+  });
+});
+
 describe('checkRun: delivery outbox', () => {
   it('a failing channel does not block the others, waits in the outbox, and is retried alone after the lease', async () => {
     const slack = new FailingNotifier('slack', 1);
