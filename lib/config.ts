@@ -82,12 +82,30 @@ export const TrainwatchConfigSchema = z.strictObject({
       message: 'no alert channel: add an address to alerts.emails or set alerts.slackWebhookParameter',
       path: ['emails'],
     }),
-  profile: z.enum(PROFILES).default(DEFAULTS.profile),
+  profile: z
+    .union([
+      z
+        .string()
+        .refine(
+          (p) => PROFILES.includes(p),
+          `must be one of ${PROFILES.join(', ')}, or a custom profile object`,
+        ),
+      z.record(z.string(), z.unknown()),
+    ])
+    .default(DEFAULTS.profile),
   remediation: z
     .strictObject({
       enabled: z.boolean().default(true),
       restartPolicy: z
-        .union([z.enum(RESTART_PRESETS), z.record(z.string(), z.unknown())])
+        .union([
+          z
+            .string()
+            .refine(
+              (p) => RESTART_PRESETS.includes(p),
+              `must be one of ${RESTART_PRESETS.join(', ')}, or a policy object`,
+            ),
+          z.record(z.string(), z.unknown()),
+        ])
         .default(DEFAULTS.restartPolicy),
       restartCommands: z.record(z.string(), z.string().min(1, 'is empty')).default({}),
       managedTag: z

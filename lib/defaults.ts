@@ -1,3 +1,6 @@
+import { BUILTIN_PROFILES } from '../lambdas/core/classify/index.js';
+import { POLICY_PRESETS } from '../lambdas/core/policy/index.js';
+
 /** Every default of the construct in one place; props override them, the README quotes them. */
 export const DEFAULTS = {
   prefix: 'training-runs',
@@ -23,13 +26,11 @@ export const DEFAULTS = {
   remediateTimeoutSeconds: 300,
 } as const;
 
-/** Classification profiles the runtime ships (lambdas/core/classify/profiles). */
-export const PROFILES = ['basic', 'nccl', 'stall', 'production'] as const;
-export type MonitoringProfile = (typeof PROFILES)[number];
+/** Classification profiles the runtime ships (one source of truth: lambdas/core/classify). */
+export const PROFILES: readonly string[] = [...BUILTIN_PROFILES.keys()];
 
-/** Restart-policy presets the runtime ships; a JSON object is a custom policy. */
-export const RESTART_PRESETS = ['none', 'transient', 'aggressive', 'conservative'] as const;
-export type RestartPreset = (typeof RESTART_PRESETS)[number];
+/** Restart-policy presets the runtime ships (lambdas/core/policy); a JSON object is a custom policy. */
+export const RESTART_PRESETS: readonly string[] = [...POLICY_PRESETS.keys()];
 
 /** What the Lambdas publish with Powertools Metrics (EMF); the dashboard and alarms read them. */
 export const METRICS = {

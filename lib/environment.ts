@@ -1,5 +1,6 @@
 import type { Duration } from 'aws-cdk-lib';
 import { METRICS } from './defaults.js';
+import type { RestartCommand } from './props.js';
 
 /** `10m`, `90s`, `2h`: the duration syntax `lambdas/config.ts` parses. */
 export function envDuration(d: Duration): string {
@@ -57,7 +58,7 @@ export function remediationEnvironment(r: {
   diagnoseDocument: string;
   restartDocument: string;
   restartPolicy: string | Readonly<Record<string, unknown>>;
-  restartCommands: Readonly<Record<string, string>>;
+  restartCommands: Readonly<Record<string, RestartCommand>>;
   ssmOutputPrefix: string;
   managedTag: { key: string; value: string };
 }): Record<string, string> {

@@ -19,6 +19,7 @@ import { acknowledge } from './nag.js';
 import type { TrainingRunMonitorProps } from './props.js';
 import { RemediationDocuments, remediationRule } from './remediation.js';
 import { type ResolvedProps, resolveProps } from './resolve.js';
+import { checkRuntimeConfig } from './runtimeCheck.js';
 import { createBucket, createBus, createDeadLetterQueue, createTable, createTopic } from './storage.js';
 
 /** The id aws-cdk-lib gives its singleton S3 bucket-notifications handler. */
@@ -92,6 +93,7 @@ export class TrainingRunMonitor extends Construct {
       concurrency: s.concurrency,
       profile: s.profile,
     });
+    checkRuntimeConfig('sweep and sentinel', environment);
     const common = {
       environment,
       logRetention: s.logRetention,
@@ -159,12 +161,14 @@ export class TrainingRunMonitor extends Construct {
       const rem = s.remediation;
       this.documents = new RemediationDocuments(this, 'Documents');
       const [diagnoseDocument, restartDocument] = this.documents.names as [string, string];
+      const remediateEnv = {
+        ...environment,
+        ...remediationEnvironment({ ...rem, diagnoseDocument, restartDocument }),
+      };
+      checkRuntimeConfig('remediate', remediateEnv);
       this.remediate = new WatchdogFunction(this, 'Remediate', {
         ...common,
-        environment: {
-          ...environment,
-          ...remediationEnvironment({ ...rem, diagnoseDocument, restartDocument }),
-        },
+        environment: remediateEnv,
         handler: 'remediate',
         description:
           'trainwatch: diagnoses failed, timed-out and stalled runs over SSM; restarts them per policy',

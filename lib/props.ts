@@ -4,7 +4,6 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import type { MonitoringProfile, RestartPreset } from './defaults.js';
 
 /** When a run counts as stale, stalled or late, and how often to remind. */
 export interface ThresholdProps {
@@ -41,6 +40,11 @@ export interface ManagedTag {
   readonly value: string;
 }
 
+/** How to restart one job: the command line, or the command with how to find and run the process. */
+export type RestartCommand =
+  | string
+  | { readonly command: string; readonly process_pattern?: string; readonly user?: string };
+
 /** Diagnosis and restart of training instances with SSM Run Command. */
 export interface RemediationProps {
   /**
@@ -49,15 +53,17 @@ export interface RemediationProps {
    */
   readonly enabled?: boolean;
   /**
-   * Restart policy: a preset name or a custom policy object (see docs/DEPLOY.md).
+   * Restart policy: a preset (`none`, `transient`, `aggressive`, `conservative`) or a policy object
+   * (see docs/DEPLOY.md).
    * @default 'none'
    */
-  readonly restartPolicy?: RestartPreset | Readonly<Record<string, unknown>>;
+  readonly restartPolicy?: string | Readonly<Record<string, unknown>>;
   /**
    * The command that resumes a job from its latest checkpoint, by `job_name`; key `*` is the fallback.
+   * A string, or `{ command, process_pattern?, user? }`. A program and its arguments, no shell syntax.
    * @default {} (no restart command: restarts are skipped with a reason)
    */
-  readonly restartCommands?: Readonly<Record<string, string>>;
+  readonly restartCommands?: Readonly<Record<string, RestartCommand>>;
   /**
    * Only instances with this tag may receive `ssm:SendCommand` from the stack.
    * @default { key: 'trainwatch:managed', value: 'true' }
@@ -122,10 +128,11 @@ export interface TrainingRunMonitorProps {
    */
   readonly eventBus?: events.IEventBus;
   /**
-   * Default classification profile for runs that set none.
+   * Default classification profile for runs that set none: a built-in name (`basic`, `nccl`, `stall`,
+   * `production`) or a custom profile object (`{ name, extends, disable, signals }`).
    * @default 'production'
    */
-  readonly profile?: MonitoringProfile;
+  readonly profile?: string | Readonly<Record<string, unknown>>;
   /** @default - see {@link RemediationProps} */
   readonly remediation?: RemediationProps;
   /**

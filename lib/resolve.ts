@@ -2,14 +2,8 @@ import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { parseDuration } from '../lambdas/core/duration.js';
 import { ConfigError } from '../lambdas/core/errors.js';
-import {
-  DEFAULTS,
-  LAMBDA_ENV_LIMIT_BYTES,
-  type MonitoringProfile,
-  PROFILES,
-  RESTART_PRESETS,
-} from './defaults.js';
-import type { ManagedTag, TrainingRunMonitorProps } from './props.js';
+import { DEFAULTS, LAMBDA_ENV_LIMIT_BYTES, PROFILES, RESTART_PRESETS } from './defaults.js';
+import type { ManagedTag, RestartCommand, TrainingRunMonitorProps } from './props.js';
 
 /** Props with every default applied and every value checked. */
 export interface ResolvedProps {
@@ -22,11 +16,12 @@ export interface ResolvedProps {
   readonly remindEvery?: Duration;
   readonly slackWebhookParameterName?: string;
   readonly alertEmails: readonly string[];
-  readonly profile: MonitoringProfile;
+  /** A built-in profile name, or a custom profile as JSON. */
+  readonly profile: string;
   readonly remediation: {
     readonly enabled: boolean;
     readonly restartPolicy: string | Readonly<Record<string, unknown>>;
-    readonly restartCommands: Readonly<Record<string, string>>;
+    readonly restartCommands: Readonly<Record<string, RestartCommand>>;
     readonly managedTag: ManagedTag;
     readonly ssmOutputPrefix: string;
   };
@@ -81,8 +76,9 @@ function intIn(setting: string, v: number | undefined, fallback: number, min: nu
 export function resolveProps(props: TrainingRunMonitorProps): ResolvedProps {
   const t = props.thresholds ?? {};
   const r = props.remediation ?? {};
-  const profile = props.profile ?? (DEFAULTS.profile as MonitoringProfile);
-  if (!PROFILES.includes(profile))
+  const profileProp = props.profile ?? DEFAULTS.profile;
+  const profile = typeof profileProp === 'string' ? profileProp : JSON.stringify(profileProp);
+  if (typeof profileProp === 'string' && !PROFILES.includes(profile))
     fail('profile', `${JSON.stringify(profile)} is unknown; use one of ${PROFILES.join(', ')}`);
   const restartPolicy = r.restartPolicy ?? DEFAULTS.restartPolicy;
   if (typeof restartPolicy === 'string' && !(RESTART_PRESETS as readonly string[]).includes(restartPolicy))
@@ -92,13 +88,17 @@ export function resolveProps(props: TrainingRunMonitorProps): ResolvedProps {
     );
   const restartCommands = r.restartCommands ?? {};
   for (const [job, command] of Object.entries(restartCommands))
-    if (!command.trim()) fail(`remediation.restartCommands[${JSON.stringify(job)}]`, 'is empty');
-  const tunables = JSON.stringify(restartPolicy).length + JSON.stringify(restartCommands).length;
+    if (!(typeof command === 'string' ? command : command.command).trim())
+      fail(`remediation.restartCommands[${JSON.stringify(job)}]`, 'is empty');
+  const tunables =
+    JSON.stringify(restartPolicy).length +
+    JSON.stringify(restartCommands).length +
+    (typeof profileProp === 'string' ? 0 : profile.length);
   // Lambda caps a function's whole environment at 4 KB; leave room for the names and ARNs.
   if (tunables > LAMBDA_ENV_LIMIT_BYTES - 1500)
     fail(
       'remediation',
-      `restartPolicy and restartCommands take ${tunables} bytes; keep them under ${LAMBDA_ENV_LIMIT_BYTES - 1500} (Lambda environment limit)`,
+      `restartPolicy, restartCommands and a custom profile take ${tunables} bytes; keep them under ${LAMBDA_ENV_LIMIT_BYTES - 1500} (Lambda environment limit)`,
     );
   const managedTag = r.managedTag ?? DEFAULTS.managedTag;
   if (!managedTag.key.trim() || managedTag.key.startsWith('aws:'))

@@ -37,11 +37,11 @@ export function monitorProps(scope: Construct, c: TrainwatchConfig): TrainingRun
     alarmTopic: c.alerts.alarmTopicArn
       ? sns.Topic.fromTopicArn(scope, 'AlarmTopic', c.alerts.alarmTopicArn)
       : undefined,
-    profile: c.profile,
+    profile: c.profile as TrainingRunMonitorProps['profile'],
     remediation: {
       enabled: c.remediation.enabled,
       restartPolicy: c.remediation.restartPolicy as RemediationProps['restartPolicy'],
-      restartCommands: c.remediation.restartCommands,
+      restartCommands: c.remediation.restartCommands as RemediationProps['restartCommands'],
       managedTag: { key: tagKey.trim(), value: tagValue.trim() },
       ssmOutputPrefix: c.remediation.ssmOutputPrefix,
     },
@@ -71,8 +71,10 @@ export class TrainwatchStack extends Stack {
       ...props,
     });
     this.monitor = new TrainingRunMonitor(this, 'Monitor', monitorProps(this, props.config));
-    Tags.of(this).add('trainwatch:stack', this.stackName);
-    for (const [k, v] of Object.entries(props.config.tags)) Tags.of(this).add(k, v);
+    // AWS::CloudWatch::Dashboard takes no Tags in the CloudFormation schema that cfn-lint checks against.
+    const tagOptions = { excludeResourceTypes: ['AWS::CloudWatch::Dashboard'] };
+    Tags.of(this).add('trainwatch:stack', this.stackName, tagOptions);
+    for (const [k, v] of Object.entries(props.config.tags)) Tags.of(this).add(k, v, tagOptions);
     const m = this.monitor;
     const out = (id: string, value: string, description: string) =>
       new CfnOutput(this, id, { value, description });

@@ -4,10 +4,16 @@ import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../lambdas/core/errors.js';
-import { configFromContext, parseConfig, scheduleMinutes } from '../../lib/config.js';
+import {
+  configFromContext,
+  parseConfig,
+  scheduleMinutes,
+  type TrainwatchConfigInput,
+} from '../../lib/config.js';
 import { envDuration } from '../../lib/environment.js';
 import type { TrainingRunMonitorProps } from '../../lib/props.js';
 import { resolveProps } from '../../lib/resolve.js';
+import { buildStack } from './synth.js';
 
 function configError(raw: unknown): string {
   try {
@@ -60,7 +66,10 @@ describe('configuration file / cdk.json context', () => {
   it.each([
     [{ schedule: 'cron(0 * * * ? *)' }, 'schedule: must be whole minutes from 1 to 60'],
     [{ schedule: '90s' }, 'schedule: must be whole minutes'],
-    [{ profile: 'pytorch' }, 'profile: Invalid option: expected one of "basic"|"nccl"|"stall"|"production"'],
+    [
+      { profile: 'pytorch' },
+      'profile: must be one of basic, nccl, stall, production, or a custom profile object',
+    ],
     [
       { alerts: { emails: [], slackWebhookParameter: '' } },
       'alerts.emails: no alert channel: add an address to alerts.emails',
@@ -69,7 +78,10 @@ describe('configuration file / cdk.json context', () => {
     [{ alerts: { emails: [''] } }, 'alerts.emails.0: is not an email address'],
     [{ scheduel: '1m' }, '(root): Unrecognized key: "scheduel"'],
     [{ thresholds: { staleAfter: 'ten minutes' } }, 'thresholds.staleAfter: is not a duration'],
-    [{ remediation: { restartPolicy: 'always' } }, 'remediation.restartPolicy'],
+    [
+      { remediation: { restartPolicy: 'always' } },
+      'remediation.restartPolicy: must be one of none, transient, aggressive',
+    ],
     [{ remediation: { managedTag: 'managed' } }, 'remediation.managedTag: must be key=value'],
     [
       { remediation: { restartCommands: { 'llama-70b': '' } } },
@@ -116,6 +128,45 @@ describe('configuration file / cdk.json context', () => {
     expect(() => configFromContext(ctx({ 'trainwatch:config': join(dir, 'missing.yaml') }))).toThrow(
       /does not exist/,
     );
+  });
+});
+
+describe('runtime configuration checked at synth', () => {
+  it.each([
+    [
+      { remediation: { restartCommands: { '*': 'python train.py && rm -rf /' } } },
+      'the remediate function would reject remediation.restartCommands (TRAINWATCH_RESTART_COMMANDS)',
+    ],
+    [
+      { remediation: { restartPolicy: { crash: { restart_on: 'nccl' } } } },
+      'would reject remediation.restartPolicy (TRAINWATCH_RESTART_POLICY)',
+    ],
+    [{ profile: { name: 'mine', signals: [{ name: 'Not Snake' }] } }, 'signals.0.name'],
+  ])('fails synth on %j, which the Lambda would reject at cold start', (props, message) => {
+    expect(() => buildStack(props as TrainwatchConfigInput)).toThrow(message);
+  });
+
+  it('accepts a custom profile that extends a built-in one', () => {
+    const { stack } = buildStack({
+      profile: {
+        name: 'team',
+        extends: ['production'],
+        signals: [
+          {
+            name: 'dataloader_hang',
+            pattern: 'DataLoader worker .* is killed',
+            error_type: 'hang',
+            severity: 'error',
+            subsystem: 'python',
+            priority: 500,
+          },
+        ],
+      },
+    });
+    expect(JSON.parse(stack.monitor.settings.profile)).toMatchObject({
+      name: 'team',
+      extends: ['production'],
+    });
   });
 });
 

@@ -7,19 +7,17 @@ import { buildStack } from './synth.js';
 
 /** Every acknowledgement in the tree: construct path, rule id, reason. */
 function acknowledgements(app: App): { path: string; id: string; reason: string }[] {
-  return app.node
-    .findAll()
-    .flatMap((c) =>
-      c.node.metadata
-        .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-        .flatMap((m) =>
-          Object.entries(m.data as Record<string, string>).map(([id, reason]) => ({
-            path: c.node.path,
-            id,
-            reason,
-          })),
-        ),
-    );
+  return app.node.findAll().flatMap((c) =>
+    c.node.metadata
+      .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((m) =>
+        Object.entries(m.data as Record<string, string>).map(([id, reason]) => ({
+          path: c.node.path,
+          id,
+          reason,
+        })),
+      ),
+  );
 }
 
 const variants: [string, TrainwatchConfigInput][] = [
