@@ -1,16 +1,10 @@
 import { BUILTIN_PROFILES, loadProfile, type Profile } from './core/classify/index.js';
 import { ConfigError } from './core/errors.js';
 import { loadPolicy, type RestartPolicy } from './core/policy/index.js';
+import type { JobCommand } from './core/remediationState.js';
 import { validParam } from './core/ssmParams.js';
 
-/** The operator's command for one job (from stack configuration, never from heartbeat content). */
-export interface JobCommand {
-  readonly command: string;
-  /** `pgrep -f` pattern that finds the job's process when the run names no pid_file / process pattern. */
-  readonly processPattern?: string;
-  /** User the new attempt runs as (default: the SSM agent's user). */
-  readonly user?: string;
-}
+export type { JobCommand };
 
 /** Remediation settings, parsed once with the rest of the configuration. */
 export interface RemediationConfig {

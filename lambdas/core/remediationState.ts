@@ -29,3 +29,12 @@ export interface RemediationState {
 
 /** How many decisions a run keeps. */
 export const HISTORY_KEPT = 10;
+
+/** The operator's command for one job (from stack configuration, never from heartbeat content). */
+export interface JobCommand {
+  readonly command: string;
+  /** `pgrep -f` pattern that finds the job's process when the run names no pid_file / process pattern. */
+  readonly processPattern?: string;
+  /** User the new attempt runs as (default: the SSM agent's user). */
+  readonly user?: string;
+}

@@ -1,0 +1,55 @@
+import type { RunStore } from './ports.js';
+import { parseMetadata } from './protocol/parse.js';
+import type { RunRecord } from './record.js';
+import type { JobCommand } from './remediationState.js';
+import { checked } from './ssmParams.js';
+
+/** Where and what to look at on the instance, from the run's latest metadata.json, every field validated. */
+export interface RemediationTarget {
+  readonly instanceId?: string;
+  readonly jobName?: string;
+  readonly profile?: string;
+  readonly pidFile?: string;
+  readonly processPattern?: string;
+  readonly logPath?: string;
+  readonly checkpointDir?: string;
+  readonly job?: JobCommand;
+  /** Fields that were present but unsafe, each one line (shown in the alert). */
+  readonly problems: readonly string[];
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v.trim() : undefined);
+
+/**
+ * Reads metadata.json again (the stored record keeps only some fields) and keeps what is safe to pass to
+ * an SSM document. Heartbeat content is untrusted: anything of the wrong shape is dropped, never quoted.
+ */
+export async function readTarget(
+  runs: RunStore,
+  record: RunRecord,
+  commands: Readonly<Record<string, JobCommand>>,
+): Promise<RemediationTarget> {
+  const problems: string[] = [];
+  const bytes = await runs.read(record.runId, 'metadata').catch(() => undefined);
+  const parsed = bytes ? parseMetadata(bytes) : undefined;
+  const m: Record<string, unknown> = parsed?.ok ? parsed.value : {};
+  if (parsed && !parsed.ok)
+    problems.push(`metadata.json unreadable (${parsed.problem}); using what the sweep stored`);
+  const meta = record.meta ?? {};
+  const jobName = str(m.job_name) ?? meta.jobName;
+  const job =
+    (jobName !== undefined && Object.hasOwn(commands, jobName) ? commands[jobName] : undefined) ??
+    commands['*'];
+  return {
+    instanceId: checked('instanceId', 'instance_id', str(m.instance_id) ?? meta.instanceId, problems),
+    jobName,
+    profile: str(m.profile) ?? meta.profile,
+    pidFile: checked('path', 'pid_file', str(m.pid_file), problems),
+    processPattern:
+      checked('processPattern', 'process_pattern', str(m.process_pattern), problems) ?? job?.processPattern,
+    logPath: checked('path', 'log_path', str(m.log_path) ?? meta.logPath, problems),
+    checkpointDir: checked('path', 'checkpoint_dir', str(m.checkpoint_dir) ?? meta.checkpointDir, problems),
+    job,
+    problems,
+  };
+}
