@@ -129,6 +129,14 @@ export function grantRemediation(
     }),
     `${PER_RUN_KEYS} Remediation moves _error under attempts/{n}/ before a restart.`,
   );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'ListCommandOutput',
+      actions: ['s3:ListBucket'],
+      resources: [r.bucket.bucketArn],
+      conditions: { StringLike: { 's3:prefix': [`${r.ssmOutputPrefix}/*`] } },
+    }),
+  );
   allowScoped(
     role,
     new iam.PolicyStatement({
@@ -168,7 +176,7 @@ export function grantRemediation(
   );
 }
 
-/** The managed policy that training instance roles attach: write heartbeats under the prefix, nothing else. */
+/** The managed policy that training instance roles attach: their run files under the prefix, nothing else. */
 export function createWriterPolicy(
   scope: Construct,
   opts: { bucket: s3.IBucket; prefix: string; ssmOutputPrefix?: string },
@@ -180,7 +188,8 @@ export function createWriterPolicy(
     policy,
     new iam.PolicyStatement({
       sid: 'WriteHeartbeats',
-      actions: ['s3:PutObject'],
+      // Get: the client reads the previous attempt's metadata.json; Delete: it clears a stale _error/_complete.
+      actions: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject'],
       resources: [opts.bucket.arnForObjects(`${opts.prefix}/*`)],
     }),
     `${PER_RUN_KEYS} Instances write their own run's files (metadata.json, progress.json, _error, _complete, logs/).`,

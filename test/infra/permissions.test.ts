@@ -132,6 +132,11 @@ describe('least privilege', () => {
         resource: objects('training-runs'),
         condition: undefined,
       },
+      ListCommandOutput: {
+        actions: ['s3:ListBucket'],
+        resource: bucketArn,
+        condition: { StringLike: { 's3:prefix': ['trainwatch-ssm-output/*'] } },
+      },
       ReadCommandOutput: {
         actions: ['s3:GetObject'],
         resource: objects('trainwatch-ssm-output'),
@@ -173,12 +178,12 @@ describe('least privilege', () => {
 });
 
 describe('heartbeat writer policy', () => {
-  it('lets training instances put objects under the prefix and upload SSM output, nothing else', () => {
+  it('lets training instances write, read and clear run files under the prefix and upload SSM output, nothing else', () => {
     const policies = Object.values(t.findResources('AWS::IAM::ManagedPolicy'));
     expect(policies).toHaveLength(1);
     expect(permissions((policies[0]!.Properties.PolicyDocument as { Statement: Json[] }).Statement)).toEqual({
       WriteHeartbeats: {
-        actions: ['s3:PutObject'],
+        actions: ['s3:DeleteObject', 's3:GetObject', 's3:PutObject'],
         resource: objects('training-runs'),
         condition: undefined,
       },
@@ -201,7 +206,11 @@ describe('heartbeat writer policy', () => {
       'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::team-ml-artifacts/jobs/llm/*']],
     };
     expect(permissions((policies[0]!.Properties.PolicyDocument as { Statement: Json[] }).Statement)).toEqual({
-      WriteHeartbeats: { actions: ['s3:PutObject'], resource: bucket, condition: undefined },
+      WriteHeartbeats: {
+        actions: ['s3:DeleteObject', 's3:GetObject', 's3:PutObject'],
+        resource: bucket,
+        condition: undefined,
+      },
     });
   });
 });
