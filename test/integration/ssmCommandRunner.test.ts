@@ -113,7 +113,7 @@ describe('SsmCommandRunner faults (aws-sdk-client-mock: what moto cannot produce
       /exit 3: restart refused/,
     ],
   ])('maps %j to %s', async (inv, status, finding) => {
-    ssm.on(GetCommandInvocationCommand).resolves(inv);
+    ssm.on(GetCommandInvocationCommand).resolves(inv as never);
     const r = await runner().run(req);
     expect(r.status).toBe(status);
     expect(r.finding).toMatch(finding);
