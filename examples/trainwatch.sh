@@ -50,7 +50,8 @@ tw_start() {  # a new attempt: clear the last one's end, write metadata, heartbe
   TW_INSTANCE_ID=${TRAINWATCH_INSTANCE_ID:-$(tw_instance_id)}
   TW_STARTED_AT=$(tw_now)
   echo starting >"$TW_DIR/status"; echo setup >"$TW_DIR/phase"
-  aws s3 rm "$TW_BASE/" --recursive --exclude '*' --include _error --include _complete --only-show-errors >/dev/null 2>&1
+  aws s3 rm "$TW_BASE/_error" --only-show-errors >/dev/null 2>&1
+  aws s3 rm "$TW_BASE/_complete" --only-show-errors >/dev/null 2>&1
   tw_metadata
   local parent=$$
   # Detached from our stdout/stderr, so a pipe reading this script ends when the script does.

@@ -104,7 +104,9 @@ export class RunFiles {
         ? (value as Record<string, unknown>)
         : {};
     } catch (e) {
-      if ((e as { name?: string }).name === 'NoSuchKey' || e instanceof SyntaxError) return {};
+      // Without s3:ListBucket, S3 answers a missing key with 403 (AccessDenied), not 404.
+      const name = (e as { name?: string }).name;
+      if (name === 'NoSuchKey' || name === 'AccessDenied' || e instanceof SyntaxError) return {};
       throw this.failure('metadata', e);
     }
   }

@@ -12,7 +12,7 @@ from typing import Any, Iterator
 import boto3
 import pytest
 from botocore.config import Config
-from botocore.exceptions import EndpointConnectionError
+from botocore.exceptions import ClientError, EndpointConnectionError
 
 import trainwatch
 from _support import RunFiles, wait_for
@@ -121,3 +121,18 @@ def test_configured_instance_id_wins_over_imds(bucket: str, run_id: str, files: 
     with trainwatch.watch(run_id, bucket, interval=0.05, flush_timeout=5, instance_id="i-configured"):
         pass
     assert files.json("metadata.json")["instance_id"] == "i-configured"
+
+
+def test_starts_at_attempt_one_when_a_missing_key_reads_as_access_denied(moto_endpoint: str, bucket: str,
+                                                                          run_id: str, files: RunFiles):
+    # An instance role without s3:ListBucket gets 403 AccessDenied, not 404, for a key that does not exist.
+    client = boto3.client("s3", endpoint_url=moto_endpoint, config=Config(s3={"addressing_style": "path"}))
+
+    def deny(**_: Any) -> None:
+        raise ClientError({"Error": {"Code": "AccessDenied", "Message": "Access Denied"}}, "GetObject")
+
+    client.meta.events.register("before-call.s3.GetObject", deny)
+    with trainwatch.watch(run_id, bucket, interval=0.05, flush_timeout=5, s3_client=client):
+        pass
+    assert files.json("metadata.json")["attempt"] == 1
+    assert files.json("_complete")["status"] == "completed"

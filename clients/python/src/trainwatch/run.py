@@ -387,7 +387,8 @@ def _previous_attempt(s3: Any, bucket: str, key: str) -> int:
         body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
     except Exception as error:
         code = getattr(error, "response", {}).get("Error", {}).get("Code")
-        if code in ("NoSuchKey", "404", "NotFound"):
+        # Without s3:ListBucket, S3 answers a missing key with 403, not 404: that, too, means no earlier attempt.
+        if code in ("NoSuchKey", "404", "NotFound", "AccessDenied", "403"):
             return 0
         raise
     try:
