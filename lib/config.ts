@@ -107,7 +107,19 @@ export const TrainwatchConfigSchema = z.strictObject({
           z.record(z.string(), z.unknown()),
         ])
         .default(DEFAULTS.restartPolicy),
-      restartCommands: z.record(z.string(), z.string().min(1, 'is empty')).default({}),
+      restartCommands: z
+        .record(
+          z.string(),
+          z.union([
+            z.string().min(1, 'is empty'),
+            z.strictObject({
+              command: z.string().min(1, 'is empty'),
+              process_pattern: z.string().optional(),
+              user: z.string().optional(),
+            }),
+          ]),
+        )
+        .default({}),
       managedTag: z
         .string()
         .regex(

@@ -86,6 +86,9 @@ export class TrainwatchStack extends Stack {
     out('StateTableName', m.table.tableName, 'Run state and history');
     out('DeadLetterQueueUrl', m.deadLetterQueue.queueUrl, 'Failed invocations and undeliverable events');
     out('DashboardName', m.dashboard.dashboardName, 'CloudWatch dashboard');
+    out('SweepLogGroup', m.sweep.logGroup.logGroupName, 'Sweep logs: aws logs tail <name> --follow');
+    out('SentinelLogGroup', m.sentinel.logGroup.logGroupName, 'Sentinel logs');
+    if (m.remediate) out('RemediateLogGroup', m.remediate.logGroup.logGroupName, 'Remediation logs');
     if (m.settings.slackWebhookParameterName)
       out(
         'SlackWebhookParameter',

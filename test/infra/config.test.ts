@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../../lambdas/core/errors.js';
 import {
   configFromContext,
@@ -11,6 +12,7 @@ import {
   type TrainwatchConfigInput,
 } from '../../lib/config.js';
 import { envDuration } from '../../lib/environment.js';
+import { PROJECT_ROOT } from '../../lib/functions.js';
 import type { TrainingRunMonitorProps } from '../../lib/props.js';
 import { resolveProps } from '../../lib/resolve.js';
 import { buildStack } from './synth.js';
@@ -101,14 +103,18 @@ describe('configuration file / cdk.json context', () => {
     expect(text.split('\n').filter((l) => l.startsWith('  - '))).toHaveLength(3);
   });
 
-  it('accepts a custom restart policy object and per-job restart commands', () => {
+  it('accepts a custom restart policy object and per-job restart commands (string or object)', () => {
     const c = parseConfig({
       remediation: {
-        restartPolicy: { crash: { restart_on: ['nccl'] } },
-        restartCommands: { '*': 'sudo systemctl restart train' },
+        restartPolicy: { extends: 'transient', max_restarts: 2 },
+        restartCommands: {
+          '*': 'sudo systemctl restart train',
+          llm: { command: '/opt/train/resume.sh', user: 'ubuntu' },
+        },
       },
     });
-    expect(c.remediation.restartPolicy).toEqual({ crash: { restart_on: ['nccl'] } });
+    expect(c.remediation.restartPolicy).toEqual({ extends: 'transient', max_restarts: 2 });
+    expect(c.remediation.restartCommands.llm).toEqual({ command: '/opt/train/resume.sh', user: 'ubuntu' });
   });
 
   it('reads the file named by context trainwatch:config (YAML or JSON) instead of cdk.json', () => {
@@ -224,5 +230,19 @@ describe('environment durations', () => {
     [Duration.minutes(90), '90m'],
   ])('%s is written as %s', (d, text) => {
     expect(envDuration(d)).toBe(text);
+  });
+});
+
+describe('the documented example', () => {
+  it('docs/DEPLOY.md: the full example configuration synthesizes as described', () => {
+    const doc = readFileSync(join(PROJECT_ROOT, 'docs', 'DEPLOY.md'), 'utf8');
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(yaml).toBeDefined();
+    const { stack } = buildStack(parseYaml(yaml!) as TrainwatchConfigInput);
+    const s = stack.monitor.settings;
+    expect(stack.monitor.bucket.bucketName).toBe('acme-ml-training');
+    expect(s.stallAfter.toMinutes()).toBe(45);
+    expect(s.remediation.restartPolicy).toEqual({ extends: 'transient', max_restarts: 2 });
+    expect(s.remindEvery?.toHours()).toBe(2);
   });
 });

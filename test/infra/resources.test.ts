@@ -306,7 +306,7 @@ describe('dead-letter queue', () => {
 });
 
 describe('outputs', () => {
-  it('tells the user the bucket, prefix, writer policy, topic, bus, Slack parameter and instance tag', () => {
+  it('tells the user the bucket, prefix, writer policy, topic, bus, Slack parameter, instance tag and log groups', () => {
     const outputs = Object.keys(template.findOutputs('*'));
     expect(outputs.sort()).toEqual(
       [
@@ -317,6 +317,9 @@ describe('outputs', () => {
         'EventBusName',
         'ManagedInstanceTag',
         'Prefix',
+        'RemediateLogGroup',
+        'SentinelLogGroup',
+        'SweepLogGroup',
         'SlackWebhookParameter',
         'StateTableName',
         'WriterPolicyArn',
