@@ -4,8 +4,10 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Bundle, buildBundles } from '../../bench/bundles.js';
+import { type SlackServer, startSlackServer } from '../support/slackServer.js';
 
 // Real bundling with local esbuild (no Docker), once for the file; then each bundle is imported in a child
 // Node process, as Lambda would, and its handler is called against the emulator.
@@ -14,9 +16,12 @@ const region = 'us-east-1';
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 const s3 = new S3Client({ endpoint, region, credentials, forcePathStyle: true, maxAttempts: 1 });
 const ddb = new DynamoDBClient({ endpoint, region, credentials, maxAttempts: 1 });
+const ssm = new SSMClient({ endpoint, region, credentials, maxAttempts: 1 });
 const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 const bucket = `tw-bundle-${id}`;
 const table = `tw-bundle-${id}`;
+const slackParam = `/tw-bundle/${id}/slack-webhook-url`;
+let slack: SlackServer;
 const BUDGET_BYTES = 1024 * 1024;
 
 let built: { outdir: string; bundles: Bundle[] };
@@ -24,6 +29,9 @@ const bundle = (name: Bundle['name']) => built.bundles.find((b) => b.name === na
 
 beforeAll(async () => {
   built = buildBundles();
+  slack = await startSlackServer();
+  // As deployed: the webhook URL is a SecureString the functions read once per cold start.
+  await ssm.send(new PutParameterCommand({ Name: slackParam, Type: 'SecureString', Value: slack.url }));
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   await ddb.send(
     new CreateTableCommand({
@@ -41,8 +49,9 @@ beforeAll(async () => {
   );
 }, 120_000);
 
-afterAll(() => {
+afterAll(async () => {
   if (built) rmSync(built.outdir, { recursive: true, force: true });
+  await slack?.close();
 });
 
 /** Imports the bundle in a fresh `node --enable-source-maps` and returns what its handler returned. */
@@ -67,6 +76,7 @@ async function invoke(b: Bundle, event: unknown): Promise<Record<string, unknown
         TRAINWATCH_BUCKET: bucket,
         TRAINWATCH_PREFIX: 'training-runs',
         TRAINWATCH_TABLE: table,
+        TRAINWATCH_SLACK_WEBHOOK_PARAM: slackParam,
         POWERTOOLS_METRICS_NAMESPACE: 'Trainwatch',
         POWERTOOLS_SERVICE_NAME: 'trainwatch',
       },
@@ -104,7 +114,7 @@ describe('bundles', () => {
     expect(summary.byState).toMatchObject({ RUNNING: 0, FAILED: 0 });
   });
 
-  it('the sentinel bundle loads and records a run that wrote _complete as SUCCEEDED', async () => {
+  it('the sentinel bundle records a run that wrote _complete as SUCCEEDED and alerts Slack through the parameter', async () => {
     await s3.send(
       new PutObjectCommand({ Bucket: bucket, Key: 'training-runs/run-bundle-1/_complete', Body: '{}' }),
     );
@@ -122,6 +132,10 @@ describe('bundles', () => {
       new GetItemCommand({ TableName: table, Key: { pk: { S: 'RUN#run-bundle-1' }, sk: { S: 'STATE' } } }),
     );
     expect(item.Item?.state?.S).toBe('SUCCEEDED');
+    // The bundled Slack client (CommonJS inside the ESM bundle) posted the alert.
+    expect(summary.alertsSent).toBeGreaterThanOrEqual(1);
+    expect(summary.alertsFailed).toBe(0);
+    expect(JSON.stringify(slack.received)).toContain('run-bundle-1');
   });
 
   it('the remediate bundle loads and exports a handler', async () => {
