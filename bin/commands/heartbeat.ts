@@ -15,7 +15,7 @@ const USAGE = `usage: trainwatch heartbeat [--start] [--status S] [--phase P] [o
 Writes the run's metadata.json (the run is alive), keeping the fields already there. Call it every minute.
   --start             a new attempt: clear the last attempt's _error and _complete, set started_at,
                       and count the attempt up (unless --attempt/TRAINWATCH_ATTEMPT says which)
-  --status S          default running (starting with --start)
+  --status S          default running (starting with --start); a finished run keeps its final status
   --phase P           e.g. setup, training, checkpointing (setup and checkpointing get more time)
   --attempt N         default TRAINWATCH_ATTEMPT
   --instance-id ID    default TRAINWATCH_INSTANCE_ID, else IMDSv2 (with --start)
@@ -23,6 +23,8 @@ Writes the run's metadata.json (the run is alive), keeping the fields already th
   --set key=value     any other field (repeatable; a value that parses as JSON is written as JSON)
 ${TARGET_USAGE}
 `;
+
+const FINAL = new Set(['completed', 'failed', 'preempted']);
 
 const OPTIONS = {
   ...TARGET_OPTIONS,
@@ -51,9 +53,11 @@ export async function run(args: string[], deps: CommandDeps = {}): Promise<numbe
   const now = deps.now?.() ?? new Date();
   let attempt = attemptOption(values.attempt, env);
   let instanceId = values['instance-id'] ?? (env.TRAINWATCH_INSTANCE_ID?.trim() || undefined);
+  const current = await files.metadata();
+  let status = values.status;
   if (values.start) {
     if (attempt === undefined) {
-      const previous = (await files.metadata()).attempt;
+      const previous = current.attempt;
       attempt =
         typeof previous === 'number' && Number.isInteger(previous) && previous >= 1 ? previous + 1 : 1;
     }
@@ -61,11 +65,15 @@ export async function run(args: string[], deps: CommandDeps = {}): Promise<numbe
     // The watchdog reads _error/_complete as this attempt's end: the last attempt's must go first.
     await files.delete('error');
     await files.delete('complete');
+    status ??= 'starting';
+  } else if (status === undefined) {
+    // A heartbeat loop that outlives `complete` or `error` must not turn the run back to running.
+    status = FINAL.has(String(current.status)) ? String(current.status) : 'running';
   }
   await files.writeMetadata(
     {
       ...keyValues(values.set, '--set'),
-      status: values.status ?? (values.start ? 'starting' : 'running'),
+      status,
       phase: values.phase,
       attempt,
       instance_id: instanceId,
@@ -77,7 +85,7 @@ export async function run(args: string[], deps: CommandDeps = {}): Promise<numbe
       ...(values.start ? { started_at: now.toISOString(), client: 'trainwatch-cli' } : {}),
     },
     now,
-    values.start,
+    values.start ? {} : current,
   );
   if (values['log-file']) await files.uploadLogTail(values['log-file']);
   return 0;

@@ -111,13 +111,13 @@ export class RunFiles {
     }
   }
 
-  /** Writes metadata.json: `fields` (undefined ones skipped) over what is there (or over nothing when `fresh`), validated first. */
+  /** Writes metadata.json: `fields` (undefined ones skipped) over `base` (default: what is there), validated first. */
   async writeMetadata(
     fields: Record<string, unknown>,
     now: Date,
-    fresh = false,
+    base?: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
-    const base = fresh ? {} : await this.metadata();
+    base ??= await this.metadata();
     const merged = { ...base, ...dropUndefined(fields), run_id: this.runId, last_update: now.toISOString() };
     const checked = MetadataSchema.safeParse(merged);
     if (!checked.success) {

@@ -140,7 +140,7 @@ describe('trainwatch heartbeat|progress|error|complete', () => {
     expect((await readJson('sh-6', 'metadata')).status).toBe('preempted');
   });
 
-  it('writes a JSON summary to _complete and marks the run completed', async () => {
+  it('writes a JSON summary to _complete and marks the run completed, for good', async () => {
     await heartbeat(['--run-id', 'sh-7', '--start', '--attempt', '2'], deps());
     await complete(['--run-id', 'sh-7', '--summary', '{"eval_acc":0.91}', '--set', 'steps=1000'], deps());
     expect(await readJson('sh-7', 'complete')).toMatchObject({
@@ -150,6 +150,9 @@ describe('trainwatch heartbeat|progress|error|complete', () => {
       eval_acc: 0.91,
       steps: 1000,
     });
+    expect((await readJson('sh-7', 'metadata')).status).toBe('completed');
+    // A background heartbeat loop that outlives `complete` must not turn the run back to running.
+    await heartbeat(['--run-id', 'sh-7'], deps());
     expect((await readJson('sh-7', 'metadata')).status).toBe('completed');
     await expect(complete(['--run-id', 'sh-7', '--summary', '[1]'], deps())).rejects.toThrow(/JSON object/);
   });
