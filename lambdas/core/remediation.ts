@@ -121,12 +121,12 @@ async function probe(
 }
 
 /** Highest step of the attempt now ending, counting only progress made after that attempt started. */
-function bestSteps(rec: RunRecord): Record<string, number> {
+function bestSteps(rec: RunRecord, attempt: number): Record<string, number> {
   const rem = rec.remediation;
   const steps = { ...(rem?.bestSteps ?? {}) };
   const started = rem?.attemptStartedAt;
   const own = rec.step !== undefined && (started === undefined || (rec.stepAdvancedAt ?? 0) > started);
-  const key = String(rec.attempt);
+  const key = String(attempt);
   if (own) steps[key] = Math.max(steps[key] ?? Number.NEGATIVE_INFINITY, rec.step!);
   return steps;
 }
@@ -149,12 +149,14 @@ async function locked(
     target.profile ?? settings.profile,
   );
   const errorType = c.error_type ?? rec.errorType ?? null;
-  const steps = bestSteps(rec);
   const restarts = rec.remediation?.restarts ?? 0;
+  // metadata.json sets `attempt`, but a job that does not know it was restarted keeps writing 1: trust our count too.
+  const attempt = Math.max(rec.attempt, restarts + 1);
+  const steps = bestSteps(rec, attempt);
   let decision = decide({
     state: rec.state,
     errorType,
-    attempt: rec.attempt,
+    attempt,
     restarts,
     bestSteps: Object.fromEntries(Object.entries(steps).map(([k, v]) => [Number(k), v])),
     probe: seen.probe,
@@ -314,7 +316,7 @@ async function restart(
     if (await deps.states.transition(next, flip, fresh.version)) {
       // After the state write, so a sweep in between still sees the failure; RESTARTING ignores older `_error`s anyway.
       if (rec.state === RunState.FAILED)
-        await deps.archive.archive(rec.runId, rec.attempt, ['error']).catch(() => undefined);
+        await deps.archive.archive(rec.runId, d.nextAttempt! - 1, ['error']).catch(() => undefined);
       return { decision: d, record: next };
     }
   }

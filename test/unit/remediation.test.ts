@@ -210,3 +210,25 @@ describe('remediate', () => {
     );
   });
 });
+
+describe('remediate counts attempts itself', () => {
+  it('numbers the next attempt from its own restart count when metadata keeps saying attempt 1', async () => {
+    const runner = new ScriptedRunner(GONE);
+    const { deps, states, archived } = world(
+      {
+        attempt: 1,
+        step: 900,
+        stepAdvancedAt: NOW - 10_000,
+        remediation: { restarts: 1, attemptStartedAt: NOW - 120_000, bestSteps: { '1': 500 }, history: [] },
+      },
+      runner,
+    );
+    const out = await remediate(deps, { runId: 'r1', state: 'FAILED' }, NOW);
+    expect(out.decision).toMatchObject({ action: 'restart', nextAttempt: 3 });
+    expect((await states.get('r1'))!).toMatchObject({
+      attempt: 3,
+      remediation: { restarts: 2, bestSteps: { '1': 500, '2': 900 } },
+    });
+    expect(archived).toEqual(['r1/attempts/2/error']);
+  });
+});
