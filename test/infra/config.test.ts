@@ -233,6 +233,21 @@ describe('environment durations', () => {
   });
 });
 
+describe('the shipped configuration', () => {
+  it('cdk.json: the trainwatch context is valid and synthesizes', () => {
+    const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as {
+      app: string;
+      context: Record<string, unknown>;
+    };
+    expect(cdkJson.app).toBe('npx tsx bin/app.ts');
+    const config = configFromContext((key) => cdkJson.context[key]);
+    const { stack } = buildStack(config);
+    expect(stack.monitor.settings.prefix).toBe(config.prefix);
+    // Tests build apps without cdk.json: only the trainwatch object may change what is synthesized.
+    expect(Object.keys(cdkJson.context)).toEqual(['trainwatch']);
+  });
+});
+
 describe('the documented example', () => {
   it('docs/DEPLOY.md: the full example configuration synthesizes as described', () => {
     const doc = readFileSync(join(PROJECT_ROOT, 'docs', 'DEPLOY.md'), 'utf8');
