@@ -65,3 +65,24 @@ def test_a_graceful_stop_after_sigterm_stays_preempted_not_completed(bucket: str
     assert "user handler ran" in out and "left the with block" in out
     assert_preempted(files)
     assert "finished_at" in files.json("metadata.json")
+
+
+def test_recording_sigterm_that_interrupts_progress_does_not_deadlock(bucket: str, run_id: str, files: RunFiles):
+    # A signal handler runs on the main thread between two bytecodes, possibly while progress() holds its lock.
+    import threading
+
+    import trainwatch
+
+    run = trainwatch.watch(run_id, bucket, interval=0.05, flush_timeout=5, handle_sigterm=False).start()
+    run.progress(3)
+
+    def interrupted_progress() -> None:
+        with run._plock:  # as if the signal arrived inside progress()
+            run._on_sigterm(None)
+
+    worker = threading.Thread(target=interrupted_progress, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "recording SIGTERM deadlocked on the progress lock"
+    run.finish()
+    assert files.json("metadata.json")["status"] == "preempted"

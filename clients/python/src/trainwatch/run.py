@@ -72,8 +72,9 @@ class Run:
         self._started_at = self._finished_at = 0.0
         self._worker: Optional[Worker] = None
         self._sigterm = SigtermHook(self._on_sigterm)
-        # Progress state, shared with the writer thread.
-        self._plock = threading.Lock()
+        # Progress state, shared with the writer thread. Reentrant: the SIGTERM handler runs on the main
+        # thread and may interrupt it inside progress() while it holds this lock.
+        self._plock = threading.RLock()
         self._latest: Optional[dict[str, Any]] = None
         self._dirty = False
         self._next_progress_at = 0.0
