@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 
@@ -81,8 +82,12 @@ def test_recording_sigterm_that_interrupts_progress_does_not_deadlock(bucket: st
             run._on_sigterm(None)
 
     worker = threading.Thread(target=interrupted_progress, daemon=True)
+    started = time.monotonic()
     worker.start()
     worker.join(timeout=10)
     assert not worker.is_alive(), "recording SIGTERM deadlocked on the progress lock"
-    run.finish()
+    # Written by the handler itself, well within flush_timeout (the writer did not wait for the lock).
+    assert time.monotonic() - started < 3
+    assert files.text("_error").startswith("Preempted")
     assert files.json("metadata.json")["status"] == "preempted"
+    run.finish()

@@ -228,12 +228,17 @@ class Run:
             self._next_beat = now + self._interval
             self._queue_log_tail(force=False)
             worker.put(p.METADATA, self._metadata_body)
-        with self._plock:
+        # Never wait for the lock: the SIGTERM handler may hold it on the main thread while it waits for us.
+        if not self._plock.acquire(blocking=False):
+            return 0.05
+        try:
             if self._dirty and now >= self._next_progress_at and self._latest is not None:
                 self._dirty = False
                 self._next_progress_at = now + self._progress_interval
                 worker.put(p.PROGRESS, functools.partial(_progress_body, self._latest))
             wait = self._next_progress_at - now if self._dirty else self._interval
+        finally:
+            self._plock.release()
         return min(wait, self._next_beat - now)
 
     def _metadata_body(self) -> bytes:
