@@ -76,7 +76,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
     // NCCL quietly drops to TCP sockets when the OFI plugin fails to load; that is only wrong where EFA was
     // meant to be used, which the same log tells by mentioning the OFI plugin or the EFA provider.
     pattern: String.raw`NET/Socket\s*:\s*Using|Using network Socket`,
-    requires: String.raw`NET/OFI|aws-ofi-nccl|libnccl-net(?:-ofi)?\.so|FI_PROVIDER=efa|provider:? efa|OFI plugin`,
+    requires: String.raw`NET/OFI|aws-ofi-nccl|libnccl-net-ofi\.so|FI_PROVIDER=efa|provider:? efa|OFI plugin`,
     error_type: null,
     severity: 'warning',
     subsystem: 'nccl',
