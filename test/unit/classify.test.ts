@@ -60,6 +60,10 @@ describe('classify', () => {
     expect(classifyDetailed('h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>').matches).toEqual(
       [],
     );
+    // Every NCCL without a network plugin prints this: it says nothing about EFA.
+    const plain =
+      'h:1:1 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).\nh:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>';
+    expect(classifyDetailed(plain).matches.map((m) => m.signal)).not.toContain('nccl_socket_fallback');
   });
 
   it('ignores the tokenizers fork warning that mentions deadlocks', () => {
