@@ -68,26 +68,32 @@ def test_a_graceful_stop_after_sigterm_stays_preempted_not_completed(bucket: str
     assert "finished_at" in files.json("metadata.json")
 
 
-def test_recording_sigterm_that_interrupts_progress_does_not_deadlock(bucket: str, run_id: str, files: RunFiles):
-    # A signal handler runs on the main thread between two bytecodes, possibly while progress() holds its lock.
-    import threading
-
+def test_a_sigterm_arriving_inside_progress_is_recorded_at_once_and_chained(bucket: str, run_id: str,
+                                                                              files: RunFiles):
     import trainwatch
 
-    run = trainwatch.watch(run_id, bucket, interval=0.05, flush_timeout=5, handle_sigterm=False).start()
-    run.progress(3)
+    received: list[int] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: received.append(signum))
 
-    def interrupted_progress() -> None:
-        with run._plock:  # as if the signal arrived inside progress()
-            run._on_sigterm(None)
+    class SignalOnRead:
+        """A metric whose conversion delivers SIGTERM, so the handler runs in the middle of progress()."""
 
-    worker = threading.Thread(target=interrupted_progress, daemon=True)
-    started = time.monotonic()
-    worker.start()
-    worker.join(timeout=10)
-    assert not worker.is_alive(), "recording SIGTERM deadlocked on the progress lock"
-    # Written by the handler itself, well within flush_timeout (the writer did not wait for the lock).
-    assert time.monotonic() - started < 3
-    assert files.text("_error").startswith("Preempted")
-    assert files.json("metadata.json")["status"] == "preempted"
-    run.finish()
+        def detach(self) -> float:
+            os.kill(os.getpid(), signal.SIGTERM)
+            return 0.5
+
+    try:
+        run = trainwatch.watch(run_id, bucket, interval=0.05, flush_timeout=5).start()
+        run.progress(2)
+        started = time.monotonic()
+        run.progress(3, loss=SignalOnRead())
+        elapsed = time.monotonic() - started
+        assert received == [signal.SIGTERM]  # our handler chained to the one installed before watch()
+        # Recorded by the handler itself, well within flush_timeout: nothing it needs was held by progress().
+        assert elapsed < 3
+        assert files.text("_error").startswith("Preempted: received SIGTERM")
+        assert files.json("metadata.json")["status"] == "preempted"
+        run.finish()
+        assert files.json("metadata.json")["status"] == "preempted"
+    finally:
+        signal.signal(signal.SIGTERM, previous)

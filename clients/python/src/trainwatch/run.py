@@ -8,11 +8,10 @@ import json
 import logging
 import os
 import sys
-import threading
 import time
 import traceback
 from types import FrameType, TracebackType
-from typing import Any, Optional, Type
+from typing import Any, Dict, Optional, Tuple, Type
 
 from . import _protocol as p
 from ._environment import hostname, instance_id_from_imds
@@ -24,6 +23,9 @@ log = logging.getLogger("trainwatch")
 __version__ = "0.1.0"
 
 _PLAIN = (int, float, str, bool, type(None))
+
+#: One progress() call: (step, total_steps, epoch seconds, metrics).
+_Record = Tuple[int, Any, float, Dict[str, Any]]
 
 
 class Run:
@@ -72,11 +74,12 @@ class Run:
         self._started_at = self._finished_at = 0.0
         self._worker: Optional[Worker] = None
         self._sigterm = SigtermHook(self._on_sigterm)
-        # Progress state, shared with the writer thread. Reentrant: the SIGTERM handler runs on the main
-        # thread and may interrupt it inside progress() while it holds this lock.
-        self._plock = threading.RLock()
-        self._latest: Optional[dict[str, Any]] = None
-        self._dirty = False
+        # Progress state, shared with the writer thread without a lock: each field is one atomic
+        # assignment, and the worst race writes the same record twice. No lock also means the SIGTERM
+        # handler, which may interrupt progress() anywhere, can never wait on one.
+        self._latest: Optional[_Record] = None
+        self._written: Optional[_Record] = None  # the record last queued for writing
+        self._wake_pending = False  # a throttled record waits and the writer was told
         self._next_progress_at = 0.0
         self._total_steps: Any = None
         self._next_beat = 0.0
@@ -139,23 +142,19 @@ class Run:
             if record[0] < 0:
                 raise ValueError(f"step must be >= 0, not {step!r}")
             now = time.monotonic()
-            with self._plock:
-                first = self._latest is None
-                self._latest = record  # type: ignore[assignment]
-                due = now >= self._next_progress_at
-                if due:
-                    self._next_progress_at = now + self._progress_interval
-                    self._dirty = False
-                wake = not due and not self._dirty
-                if wake:
-                    self._dirty = True
-            if due:
+            first = self._latest is None
+            self._latest = record  # first, so the writer sees it whichever branch follows
+            if now >= self._next_progress_at:
+                self._next_progress_at = now + self._progress_interval
+                self._written = record
                 self._worker.put(p.PROGRESS, functools.partial(_progress_body, record))  # type: ignore[union-attr]
+            elif not self._wake_pending:
+                # Throttled: the writer writes it (or a later one) when the interval is up.
+                self._wake_pending = True
+                self._worker.wake()  # type: ignore[union-attr]
             if first:
                 self._status = p.RUNNING
                 self.heartbeat()
-            elif wake:
-                self._worker.wake()  # type: ignore[union-attr]
         except Exception as error:
             self._warn_once("progress", "trainwatch: progress(%r) ignored: %s", step, error)
 
@@ -228,17 +227,15 @@ class Run:
             self._next_beat = now + self._interval
             self._queue_log_tail(force=False)
             worker.put(p.METADATA, self._metadata_body)
-        # Never wait for the lock: the SIGTERM handler may hold it on the main thread while it waits for us.
-        if not self._plock.acquire(blocking=False):
-            return 0.05
-        try:
-            if self._dirty and now >= self._next_progress_at and self._latest is not None:
-                self._dirty = False
-                self._next_progress_at = now + self._progress_interval
-                worker.put(p.PROGRESS, functools.partial(_progress_body, self._latest))
-            wait = self._next_progress_at - now if self._dirty else self._interval
-        finally:
-            self._plock.release()
+        self._wake_pending = False  # before reading _latest: a newer record then wakes us again
+        latest = self._latest
+        waiting = latest is not None and latest is not self._written
+        if waiting and now >= self._next_progress_at:
+            self._next_progress_at = now + self._progress_interval
+            self._written = latest
+            worker.put(p.PROGRESS, functools.partial(_progress_body, latest))
+            waiting = False
+        wait = self._next_progress_at - now if waiting else self._interval
         return min(wait, self._next_beat - now)
 
     def _metadata_body(self) -> bytes:
@@ -295,10 +292,10 @@ class Run:
         worker = self._worker
         assert worker is not None
         self._queue_log_tail(force=True)
-        with self._plock:
-            if self._latest is not None:
-                worker.put(p.PROGRESS, functools.partial(_progress_body, self._latest))
-                self._dirty = False
+        latest = self._latest
+        if latest is not None:
+            self._written = latest
+            worker.put(p.PROGRESS, functools.partial(_progress_body, latest))
         worker.put(sentinel, body, content_type)
         worker.put(p.METADATA, self._metadata_body)
 
@@ -369,7 +366,7 @@ def _error_text(error: Optional[BaseException], context: str) -> str:
     return head + p.tail_bytes(data, p.MAX_TEXT_BYTES - len(head.encode())).decode(errors="replace")
 
 
-def _progress_body(record: tuple[int, Any, float, dict[str, Any]]) -> bytes:
+def _progress_body(record: _Record) -> bytes:
     step, total, at, metrics = record
     body: dict[str, Any] = {"step": step}
     if total is not None:
