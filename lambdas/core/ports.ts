@@ -49,7 +49,15 @@ export interface Notifier {
 export interface CommandResult {
   /** `Success`, or why not: `Failed`, `TimedOut`, `Cancelled`, `Undeliverable` (agent offline),
    *  `InvalidInstance` (terminated or not managed), `AccessDenied`, `Error`. */
-  readonly status: 'Success' | 'Failed' | 'TimedOut' | 'Cancelled' | 'Undeliverable' | 'InvalidInstance' | 'AccessDenied' | 'Error';
+  readonly status:
+    | 'Success'
+    | 'Failed'
+    | 'TimedOut'
+    | 'Cancelled'
+    | 'Undeliverable'
+    | 'InvalidInstance'
+    | 'AccessDenied'
+    | 'Error';
   readonly ok: boolean;
   /** Standard output, complete (read from S3 when SSM's inline copy was cut at 24,000 characters). */
   readonly output: string;

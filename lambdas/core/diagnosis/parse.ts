@@ -47,7 +47,8 @@ function pciKey(pci: string): string | undefined {
 function parseXid(line: string, gpus: readonly (GpuStatus & { pci?: string })[]): XidEvent {
   const m = /Xid \((?:PCI:)?([0-9A-Fa-f:.]+)\): (\d+)/.exec(line);
   // "NVRM: GPU 0000:86:00.0: GPU has fallen off the bus." names the GPU without an Xid field.
-  const pci = m?.[1] ?? /GPU (?:at PCI:)?([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.\d)?)/.exec(line)?.[1];
+  const pci =
+    m?.[1] ?? /GPU (?:at PCI:)?([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.\d)?)/.exec(line)?.[1];
   const key = pci ? pciKey(pci) : undefined;
   const gpu = key ? gpus.find((g) => g.pci && pciKey(g.pci) === key)?.index : undefined;
   // "fallen off the bus" without an Xid number is the same event as Xid 79.
