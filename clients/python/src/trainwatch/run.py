@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import atexit
 import functools
-import json
 import logging
 import os
 import sys
 import time
 import traceback
 from types import FrameType, TracebackType
-from typing import Any, Dict, Optional, Tuple, Type
+from typing import Any, Optional, Type
 
 from . import _protocol as p
+from ._bodies import Record, error_text, progress_body, read_tail
 from ._environment import hostname, instance_id_from_imds
+from ._s3 import previous_attempt, s3_client
 from ._signals import SigtermHook
 from ._writer import Worker
 
@@ -23,9 +24,6 @@ log = logging.getLogger("trainwatch")
 __version__ = "0.1.0"
 
 _PLAIN = (int, float, str, bool, type(None))
-
-#: One progress() call: (step, total_steps, epoch seconds, metrics).
-_Record = Tuple[int, Any, float, Dict[str, Any]]
 
 
 class Run:
@@ -77,8 +75,8 @@ class Run:
         # Progress state, shared with the writer thread without a lock: each field is one atomic
         # assignment, and the worst race writes the same record twice. No lock also means the SIGTERM
         # handler, which may interrupt progress() anywhere, can never wait on one.
-        self._latest: Optional[_Record] = None
-        self._written: Optional[_Record] = None  # the record last queued for writing
+        self._latest: Optional[Record] = None
+        self._written: Optional[Record] = None  # the record last queued for writing
         self._wake_pending = False  # a throttled record waits and the writer was told
         self._next_progress_at = 0.0
         self._total_steps: Any = None
@@ -110,7 +108,7 @@ class Run:
             # once the program is ending, so a short script's last writes would fail if the thread did it.
             import boto3  # noqa: F401
 
-            factory = functools.partial(_s3_client, self._env)
+            factory = functools.partial(s3_client, self._env)
         base = min(1.0, self._interval)
         self._worker = Worker(
             factory,
@@ -147,7 +145,7 @@ class Run:
             if now >= self._next_progress_at:
                 self._next_progress_at = now + self._progress_interval
                 self._written = record
-                self._worker.put(p.PROGRESS, functools.partial(_progress_body, record))  # type: ignore[union-attr]
+                self._worker.put(p.PROGRESS, functools.partial(progress_body, record))  # type: ignore[union-attr]
             elif not self._wake_pending:
                 # Throttled: the writer writes it (or a later one) when the interval is up.
                 self._wake_pending = True
@@ -202,10 +200,10 @@ class Run:
             worker.put(p.METADATA, self._metadata_body)
         elif _is_success(error):
             self._status = p.COMPLETED
-            self._write_final(p.COMPLETE, functools.partial(self._complete_body), "application/json")
+            self._write_final(p.COMPLETE, self._complete_body, "application/json")
         else:
             self._status = p.FAILED
-            self._write_final(p.ERROR, _error_text(error, self._context()).encode(), "text/plain; charset=utf-8")
+            self._write_final(p.ERROR, error_text(error, self._context()).encode(), "text/plain; charset=utf-8")
         worker.close(self._flush_timeout)
 
     # -- writer-thread side ------------------------------------------------------------------
@@ -215,7 +213,7 @@ class Run:
         if self._instance_id is None:
             self._instance_id = instance_id_from_imds(self._env) or ""
         if self._attempt is None:
-            self._attempt = _previous_attempt(s3, self.bucket, self.key_prefix + p.METADATA) + 1
+            self._attempt = previous_attempt(s3, self.bucket, self.key_prefix + p.METADATA) + 1
         for name in (p.ERROR, p.COMPLETE):
             s3.delete_object(Bucket=self.bucket, Key=self.key_prefix + name)
         log.info("trainwatch: watching s3://%s/%s (attempt %d)", self.bucket, self.key_prefix, self._attempt)
@@ -233,7 +231,7 @@ class Run:
         if waiting and now >= self._next_progress_at:
             self._next_progress_at = now + self._progress_interval
             self._written = latest
-            worker.put(p.PROGRESS, functools.partial(_progress_body, latest))
+            worker.put(p.PROGRESS, functools.partial(progress_body, latest))
             waiting = False
         wait = self._next_progress_at - now if waiting else self._interval
         return min(wait, self._next_beat - now)
@@ -283,7 +281,7 @@ class Run:
         seen = (stat.st_size, stat.st_mtime_ns)
         if force or seen != self._log_seen:
             self._log_seen = seen
-            self._worker.put(p.LOG, functools.partial(_read_tail, self._log_file), "text/plain; charset=utf-8")
+            self._worker.put(p.LOG, functools.partial(read_tail, self._log_file), "text/plain; charset=utf-8")
 
     # -- endings -------------------------------------------------------------------------------
 
@@ -295,7 +293,7 @@ class Run:
         latest = self._latest
         if latest is not None:
             self._written = latest
-            worker.put(p.PROGRESS, functools.partial(_progress_body, latest))
+            worker.put(p.PROGRESS, functools.partial(progress_body, latest))
         worker.put(sentinel, body, content_type)
         worker.put(p.METADATA, self._metadata_body)
 
@@ -350,70 +348,3 @@ def _is_success(error: Optional[BaseException]) -> bool:
     if error is None:
         return True
     return isinstance(error, SystemExit) and error.code in (0, None)
-
-
-def _error_text(error: Optional[BaseException], context: str) -> str:
-    if error is None:  # not reached today; kept total so a future caller cannot write an empty _error
-        return f"failed\n{context}\n"
-    summary = "".join(traceback.format_exception_only(type(error), error)).strip()
-    trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    text = f"{summary}\n{context}\n\n{trace}"
-    data = text.encode()
-    if len(data) <= p.MAX_TEXT_BYTES:
-        return text
-    # The watchdog reads the end: keep the head line, drop the middle of the traceback.
-    head = f"{summary[:2000]}\n{context}\n\n[... traceback shortened ...]\n"
-    return head + p.tail_bytes(data, p.MAX_TEXT_BYTES - len(head.encode())).decode(errors="replace")
-
-
-def _progress_body(record: _Record) -> bytes:
-    step, total, at, metrics = record
-    body: dict[str, Any] = {"step": step}
-    if total is not None:
-        body["total_steps"] = total
-    body.update(metrics)
-    body["last_updated"] = p.iso(at)
-    return p.encode_json(body)
-
-
-def _read_tail(path: str) -> bytes:
-    with open(path, "rb") as f:
-        f.seek(0, os.SEEK_END)
-        size = f.tell()
-        f.seek(max(0, size - p.MAX_TEXT_BYTES))
-        return p.tail_bytes(f.read(), cut=size > p.MAX_TEXT_BYTES)
-
-
-def _previous_attempt(s3: Any, bucket: str, key: str) -> int:
-    """The attempt number in an earlier attempt's metadata.json; 0 when there is none."""
-    try:
-        body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
-    except Exception as error:
-        code = getattr(error, "response", {}).get("Error", {}).get("Code")
-        # Without s3:ListBucket, S3 answers a missing key with 403, not 404: that, too, means no earlier attempt.
-        if code in ("NoSuchKey", "404", "NotFound", "AccessDenied", "403"):
-            return 0
-        raise
-    try:
-        attempt = json.loads(body).get("attempt")
-    except Exception:
-        return 1  # an unreadable file still means there was an attempt before
-    return attempt if isinstance(attempt, int) and not isinstance(attempt, bool) and attempt >= 1 else 1
-
-
-def _s3_client(env: dict[str, str]) -> Any:
-    import boto3
-    from botocore.config import Config
-
-    endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or None
-    config = Config(
-        connect_timeout=3,
-        read_timeout=10,
-        # Our own queue retries with backoff; botocore's retries would only delay the next heartbeat.
-        retries={"mode": "standard", "total_max_attempts": 2},
-        s3={"addressing_style": "path"} if endpoint else None,
-    )
-    region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or None
-    # A private session: boto3's default one is not safe to create from two threads at once.
-    return boto3.session.Session(region_name=region).client("s3", endpoint_url=endpoint, config=config)
-
