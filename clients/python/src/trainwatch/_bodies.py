@@ -13,6 +13,7 @@ Record = Tuple[int, Any, float, Dict[str, Any]]
 
 
 def error_text(error: Optional[BaseException], context: str) -> str:
+    """`_error`: the exception's last line first (alerts show it), where it happened, then the traceback."""
     if error is None:  # not reached today; kept total so a future caller cannot write an empty _error
         return f"failed\n{context}\n"
     summary = "".join(traceback.format_exception_only(type(error), error)).strip()
@@ -27,6 +28,7 @@ def error_text(error: Optional[BaseException], context: str) -> str:
 
 
 def progress_body(record: Record) -> bytes:
+    """`progress.json` for one progress() call."""
     step, total, at, metrics = record
     body: dict[str, Any] = {"step": step}
     if total is not None:
@@ -37,6 +39,7 @@ def progress_body(record: Record) -> bytes:
 
 
 def read_tail(path: str) -> bytes:
+    """The last 64 KiB of a log file, from its first whole line."""
     with open(path, "rb") as f:
         f.seek(0, os.SEEK_END)
         size = f.tell()
