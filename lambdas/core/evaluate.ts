@@ -4,6 +4,11 @@ import type { RunRecord } from './record.js';
 import { RunState } from './states.js';
 import { effectiveThresholds, type Thresholds } from './thresholds.js';
 
+/** When the current attempt was started by a restart (absent for a run never restarted). */
+export function attemptBoundary(r: RunRecord): number | undefined {
+  return r.remediation?.attemptStartedAt ?? r.restartIssuedAt;
+}
+
 /** The state a run should be in now, and why. */
 export interface Verdict {
   readonly state: RunState;
@@ -18,35 +23,40 @@ const ago = (now: number, at: number) => formatDuration(now - at);
  * fresh reads applied). Pure. Precedence: _complete > _error > staleness > stall > degraded.
  */
 export function assess(run: RunFiles, known: RunRecord, now: number, t: Thresholds): Verdict {
-  const { metadata, progress, error, complete } = run.files;
+  // Files written at or before the current attempt started belong to an earlier attempt: they don't count.
+  const boundary = attemptBoundary(known);
+  const current = (o: ObjectInfo | undefined) =>
+    o !== undefined && (boundary === undefined || o.lastModified > boundary) ? o : undefined;
+  const complete = current(run.files.complete);
+  const error = current(run.files.error);
+  const metadata = current(run.files.metadata);
+  const progress = current(run.files.progress);
   if (complete)
     return { state: RunState.SUCCEEDED, reason: `_complete written ${ago(now, complete.lastModified)} ago` };
-
-  const restartAt = known.state === RunState.RESTARTING ? known.restartIssuedAt : undefined;
-  const newer = (o: ObjectInfo | undefined) =>
-    o !== undefined && (restartAt === undefined || o.lastModified > restartAt);
-  if (newer(error)) {
+  if (error) {
     return {
       state: RunState.FAILED,
       reason: known.errorMessage ?? '_error written',
       errorType: known.errorType ?? null,
     };
   }
-  if (restartAt !== undefined && !newer(metadata) && !newer(progress)) {
-    if (now - restartAt > t.startupGraceMs)
+  if (known.state === RunState.RESTARTING && boundary !== undefined && !metadata && !progress) {
+    if (now - boundary > t.startupGraceMs)
       return {
         state: RunState.TIMED_OUT,
-        reason: `restart issued ${ago(now, restartAt)} ago, but attempt ${known.attempt} never sent a heartbeat`,
+        reason: `restart issued ${ago(now, boundary)} ago, but attempt ${known.attempt} never sent a heartbeat`,
       };
     return {
       state: RunState.RESTARTING,
-      reason: `waiting for attempt ${known.attempt}'s first heartbeat (restart issued ${ago(now, restartAt)} ago)`,
+      reason: `waiting for attempt ${known.attempt}'s first heartbeat (restart issued ${ago(now, boundary)} ago)`,
     };
   }
 
   const beats = [metadata, progress].filter((o): o is ObjectInfo => o !== undefined);
   if (beats.length === 0) {
-    const waited = now - run.firstSeenAt;
+    const since = boundary ?? run.firstSeenAt;
+    const waited = now - since;
+    const what = boundary === undefined ? 'the run appeared' : `attempt ${known.attempt} was started`;
     if (waited <= t.startupGraceMs)
       return {
         state: RunState.PENDING,
@@ -54,7 +64,7 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
       };
     return {
       state: RunState.TIMED_OUT,
-      reason: `never started: no heartbeat ${formatDuration(waited)} after the run appeared (startup grace ${formatDuration(t.startupGraceMs)})`,
+      reason: `never started: no heartbeat ${formatDuration(waited)} after ${what} (startup grace ${formatDuration(t.startupGraceMs)})`,
     };
   }
 

@@ -1,4 +1,5 @@
 import { formatDuration } from './duration.js';
+import { attemptBoundary } from './evaluate.js';
 import type { RunFiles } from './listing.js';
 import { MAX_JSON_BYTES, type RunFileName } from './protocol/files.js';
 import {
@@ -127,9 +128,12 @@ export function observe(
     if (parsed?.ok) {
       const { step, total_steps, loss } = parsed.value;
       const at = files.progress.lastModified;
-      const advanced = step !== next.step;
+      // The first progress of a restarted attempt starts its own stall clock and rate, even at the same step.
+      const boundary = attemptBoundary(next);
+      const newAttempt = boundary !== undefined && at > boundary && (next.stepAdvancedAt ?? 0) <= boundary;
+      const advanced = step !== next.step || newAttempt;
       // A step below the first one seen means a new attempt resumed from a checkpoint: restart the rate.
-      const rebase = next.firstStep === undefined || step < next.firstStep;
+      const rebase = next.firstStep === undefined || step < next.firstStep || newAttempt;
       next = {
         ...next,
         step,

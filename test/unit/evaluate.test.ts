@@ -293,9 +293,26 @@ describe('assess: RESTARTING', () => {
     expect(v.reason).toMatch(/attempt 2 never sent a heartbeat/);
   });
 
-  it('a restartIssuedAt left on a run that is not RESTARTING does not hide its _error', () => {
+  it("ignores an earlier attempt's _error after the run has left RESTARTING", () => {
     const run = listed({ metadata: ago(1 * M), error: ago(20 * M) });
-    expect(assess(run, record({ restartIssuedAt: issued }), NOW, T).state).toBe('FAILED');
+    expect(assess(run, record({ state: 'RUNNING', restartIssuedAt: issued }), NOW, T).state).toBe('RUNNING');
+  });
+
+  it('fails the run on an _error written after the current attempt started', () => {
+    const run = listed({ metadata: ago(1 * M), error: ago(1 * M) });
+    expect(assess(run, record({ state: 'RUNNING', restartIssuedAt: issued }), NOW, T).state).toBe('FAILED');
+  });
+
+  it("does not stall a restarted run on the previous attempt's progress.json", () => {
+    // Attempt 2 beats, but has not written progress yet; attempt 1's progress is old.
+    const run = listed({ metadata: ago(1 * M), progress: ago(40 * M) });
+    const known = record({
+      state: 'RUNNING',
+      restartIssuedAt: issued,
+      step: 500,
+      stepAdvancedAt: NOW - 40 * M,
+    });
+    expect(assess(run, known, NOW, T).state).toBe('RUNNING');
   });
 });
 

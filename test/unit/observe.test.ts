@@ -212,6 +212,23 @@ describe('observe: progress.json and step tracking', () => {
     });
   });
 
+  it("a restarted attempt's first progress starts a new stall clock and rate, even at the same step", () => {
+    const restartAt = t0 + 2 * M;
+    const known = record({
+      step: 900,
+      firstStep: 500,
+      firstStepAt: t0 - 60 * M,
+      stepAdvancedAt: t0,
+      restartIssuedAt: restartAt,
+    });
+    expect(readProgress(known, { step: 900 }, t0 + 5 * M)).toMatchObject({
+      step: 900,
+      stepAdvancedAt: t0 + 5 * M,
+      firstStep: 900,
+      firstStepAt: t0 + 5 * M,
+    });
+  });
+
   it('null totals and loss clear what was known', () => {
     const known = record({ step: 1, totalSteps: 10, loss: 3 });
     const r = readProgress(known, { step: 2, total_steps: null, loss: null }, t0);
