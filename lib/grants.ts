@@ -23,17 +23,13 @@ export interface RunResources {
 const PER_RUN_KEYS =
   'Run files live under {prefix}/{run_id}/ and run ids are unbounded, so the grant is the prefix, never the bucket.';
 
-/**
- * The DynamoDB actions the state store uses (lambdas/adapters/dynamoStateStore.ts): IAM authorises a
- * TransactWriteItems per item action, so it needs no action of its own.
- */
+/** The DynamoDB actions the state store uses (lambdas/adapters/dynamoStateStore.ts), and no more. */
 export const TABLE_ACTIONS = [
   'dynamodb:GetItem',
   'dynamodb:Query',
   'dynamodb:Scan',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
-  'dynamodb:ConditionCheckItem',
 ];
 
 /** ARN of an SSM parameter by name (`/a/b` and `a` both work). */

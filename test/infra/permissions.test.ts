@@ -67,7 +67,6 @@ function watchdog(role: string): Record<string, Json> {
     ReadRunFiles: { actions: ['s3:GetObject'], resource: objects('training-runs'), condition: undefined },
     RunState: {
       actions: [
-        'dynamodb:ConditionCheckItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:Query',
