@@ -1,6 +1,5 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { type App, createApp } from '../lambdas/app.js';
-import type { RunRecord } from '../lambdas/core/record.js';
 import { evaluateSentinels } from '../lambdas/handlers/sentinel.js';
 import { runSweep } from '../lambdas/handlers/sweep.js';
 import { startEmulator } from './emulator.js';
@@ -10,7 +9,14 @@ import { setupLocal, setupLocalQueues } from './setup.js';
 import { renderSlack, startSlackReceiver } from './slackReceiver.js';
 import { statusTable } from './statusTable.js';
 
-/** How the local mode runs; every field has a default that shows every state in about a minute. */
+/** A watched run that lives outside this process (a real training script). */
+export interface ExternalRun {
+  readonly runId: string;
+  readonly story: string;
+  stop(): void;
+}
+
+/** How the local mode runs. */
 export interface LocalOptions {
   readonly maxSeconds: number;
   readonly sweepEveryMs: number;
@@ -25,9 +31,39 @@ export interface LocalOptions {
     scenarios: readonly Scenario[],
     onRestart: (runId: string, attempt: number) => void,
   ) => Promise<() => Promise<void>>;
+  /** Starts runs outside this process (the Python example); each is one more run to watch. */
+  readonly external?: (env: Record<string, string>, out: (line: string) => void) => Promise<ExternalRun[]>;
 }
 
 const SETTLED = new Set(['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'STALLED']);
+
+/** The local configuration: the same names the Lambdas read, with thresholds short enough to watch. */
+function localEnv(endpoint: string, slackUrl: string): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    TRAINWATCH_BUCKET: 'trainwatch-local',
+    TRAINWATCH_PREFIX: 'training-runs',
+    TRAINWATCH_TABLE: 'trainwatch-local',
+    TRAINWATCH_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:trainwatch-local',
+    TRAINWATCH_EVENT_BUS: 'trainwatch-local',
+    TRAINWATCH_SLACK_WEBHOOK_URL: slackUrl,
+    TRAINWATCH_STALE_AFTER: '12s',
+    TRAINWATCH_STALL_AFTER: '20s',
+    TRAINWATCH_STARTUP_GRACE: '15s',
+    TRAINWATCH_PHASE_STALE_AFTER: 'setup=20s,checkpointing=20s',
+    // Restart transient faults after a 2 s backoff (60 s by default) with the operator's resume command.
+    TRAINWATCH_RESTART_POLICY: JSON.stringify({ extends: 'transient', backoff: { initial_seconds: 2 } }),
+    TRAINWATCH_RESTART_COMMANDS: JSON.stringify({
+      // A pattern no real process on this machine matches (the Python example runs train.py here).
+      '*': { command: '/opt/train/resume.sh', process_pattern: 'trainwatch-simulated-job' },
+    }),
+    TRAINWATCH_DIAGNOSE_DOCUMENT: 'trainwatch-local-diagnose',
+    TRAINWATCH_RESTART_DOCUMENT: 'trainwatch-local-restart',
+  };
+}
 
 /** Runs trainwatch against a fresh emulator with simulated training runs; resolves when all settle. */
 export async function runLocal(opts: LocalOptions): Promise<number> {
@@ -39,47 +75,36 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
     out(`\n${stamp()} Slack alert\n${renderSlack(payload)}\n`),
   );
   let stopped = false;
-  const clock: Clock = {
-    sleep: (ms) =>
-      new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          opts.signal?.removeEventListener('abort', wake);
-          resolve();
-        }, ms);
-        opts.signal?.addEventListener('abort', wake, { once: true });
-      }),
-    get stopped() {
-      return stopped;
-    },
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        opts.signal?.removeEventListener('abort', wake);
+        resolve();
+      }, ms);
+      opts.signal?.addEventListener('abort', wake, { once: true });
+    });
+  // Each attempt gets its own clock: a restart ends the previous attempt's loop (its process was killed).
+  const generation = new Map<string, number>();
+  const attemptClock = (runId: string): Clock => {
+    const mine = (generation.get(runId) ?? 0) + 1;
+    generation.set(runId, mine);
+    return {
+      sleep,
+      get stopped() {
+        return stopped || generation.get(runId) !== mine;
+      },
+    };
   };
   const background: Promise<unknown>[] = [];
+  const externalRuns: ExternalRun[] = [];
   let stopInstances: (() => Promise<void>) | undefined;
   try {
-    const env = {
-      AWS_ENDPOINT_URL: emulator.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      TRAINWATCH_BUCKET: 'trainwatch-local',
-      TRAINWATCH_PREFIX: 'training-runs',
-      TRAINWATCH_TABLE: 'trainwatch-local',
-      TRAINWATCH_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:trainwatch-local',
-      TRAINWATCH_EVENT_BUS: 'trainwatch-local',
-      TRAINWATCH_SLACK_WEBHOOK_URL: slack.url,
-      TRAINWATCH_STALE_AFTER: '12s',
-      TRAINWATCH_STALL_AFTER: '20s',
-      TRAINWATCH_STARTUP_GRACE: '15s',
-      TRAINWATCH_PHASE_STALE_AFTER: 'setup=20s,checkpointing=20s',
-      TRAINWATCH_RESTART_POLICY: 'transient',
-      TRAINWATCH_RESTART_COMMANDS: JSON.stringify({ '*': '/opt/train/resume.sh' }),
-      TRAINWATCH_DIAGNOSE_DOCUMENT: 'trainwatch-local-diagnose',
-      TRAINWATCH_RESTART_DOCUMENT: 'trainwatch-local-restart',
-    };
-    // The SDK's default credential chain and any helper that makes its own client read these.
+    const env = localEnv(emulator.endpoint, slack.url);
+    // The SDK's default credential chain, and any helper that makes its own client, read these.
     Object.assign(process.env, env);
     const app = createApp(env);
     out(`trainwatch local mode: moto server at ${emulator.endpoint}, Slack webhook at ${slack.url}`);
@@ -87,7 +112,7 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
     const queues = await setupLocalQueues(app.config, app.clients, 'trainwatch-local');
     out('  routed S3 sentinel events and remediation transitions through EventBridge to SQS');
     out(
-      `thresholds: stale ${env.TRAINWATCH_STALE_AFTER}, stall ${env.TRAINWATCH_STALL_AFTER}, startup grace ${env.TRAINWATCH_STARTUP_GRACE}; sweep every ${opts.sweepEveryMs / 1000}s\n`,
+      `thresholds: stale ${env.TRAINWATCH_STALE_AFTER}, stall ${env.TRAINWATCH_STALL_AFTER}, startup grace ${env.TRAINWATCH_STARTUP_GRACE}; sweep every ${opts.sweepEveryMs / 1000}s; restart policy transient\n`,
     );
 
     const writers = new Map(
@@ -104,20 +129,23 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
     );
     const onRestart = (runId: string, attempt: number) => {
       const s = SCENARIOS.find((x) => x.runId === runId);
-      if (s?.resume) {
-        out(
-          `${stamp()} simulated instance ${s.instanceId}: restarting ${runId} as attempt ${attempt} from its latest checkpoint`,
-        );
-        background.push(
-          s.resume(writers.get(runId)!, clock, attempt).catch((e) => out(`simulator ${runId}: ${e}`)),
-        );
-      }
+      if (!s?.resume) return;
+      out(
+        `${stamp()} simulated instance ${s.instanceId}: restarting ${runId} as attempt ${attempt} from its latest checkpoint`,
+      );
+      const resume = s.resume(writers.get(runId)!, attemptClock(runId), attempt);
+      background.push(resume.catch((e) => out(`simulator ${runId}: ${e}`)));
     };
     if (opts.instances) stopInstances = await opts.instances(app, SCENARIOS, onRestart);
     for (const s of SCENARIOS) {
       out(`  simulating ${s.runId.padEnd(16)} ${s.story}`);
-      background.push(s.play(writers.get(s.runId)!, clock).catch((e) => out(`simulator ${s.runId}: ${e}`)));
+      background.push(
+        s.play(writers.get(s.runId)!, attemptClock(s.runId)).catch((e) => out(`simulator ${s.runId}: ${e}`)),
+      );
     }
+    if (opts.external) externalRuns.push(...(await opts.external(env, out)));
+    for (const x of externalRuns) out(`  running    ${x.runId.padEnd(16)} ${x.story}`);
+    const expectedRuns = SCENARIOS.length + externalRuns.length;
 
     let busy = 0;
     const drain = async (url: string, handle: (event: unknown) => Promise<unknown>) => {
@@ -128,17 +156,13 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
         if (Messages.length === 0) continue;
         busy++;
         try {
-          await handle({ Records: Messages.map((m) => ({ body: m.Body ?? '' })) });
+          await handle({ Records: Messages.map((m) => ({ messageId: m.MessageId, body: m.Body ?? '' })) });
         } catch (e) {
           out(`${stamp()} handler error: ${(e as Error).message}`);
         } finally {
           busy--;
-          await app.clients.sqs.send(
-            new DeleteMessageBatchCommand({
-              QueueUrl: url,
-              Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
-            }),
-          );
+          const Entries = Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! }));
+          await app.clients.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries }));
         }
       }
     };
@@ -148,7 +172,7 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
     let quietSweeps = 0;
     let lastTable = 0;
     while (Date.now() - t0 < opts.maxSeconds * 1000) {
-      await clock.sleep(opts.sweepEveryMs);
+      await sleep(opts.sweepEveryMs);
       if (opts.signal?.aborted) {
         out(`\n${stamp()} interrupted: cleaning up`);
         break;
@@ -158,13 +182,11 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
       const records = [...(await app.states.loadAll()).values()];
       if (report.transitions.length > 0 || Date.now() - lastTable > 10_000) {
         const moves = report.transitions.map((t) => `${t.runId} ${t.from ?? '(new)'}→${t.to}`).join(', ');
-        out(
-          `\n${stamp()} sweep: ${report.runs} runs in ${report.durationMs} ms${moves ? `; ${moves}` : ''}\n${statusTable(records)}`,
-        );
+        out(`\n${stamp()} sweep: ${report.runs} runs in ${report.durationMs} ms${moves ? `; ${moves}` : ''}`);
+        out(statusTable(records));
         lastTable = Date.now();
       }
-      const settled =
-        records.length === SCENARIOS.length && records.every((r: RunRecord) => SETTLED.has(r.state));
+      const settled = records.length === expectedRuns && records.every((r) => SETTLED.has(r.state));
       quietSweeps = settled && busy === 0 && report.transitions.length === 0 ? quietSweeps + 1 : 0;
       if (quietSweeps >= 3) break;
     }
@@ -173,6 +195,7 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
     return 0;
   } finally {
     stopped = true;
+    for (const x of externalRuns) x.stop();
     await Promise.allSettled(background);
     await stopInstances?.();
     await slack.close();

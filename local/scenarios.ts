@@ -13,7 +13,7 @@ export const NCCL_TIMEOUT = `[rank3]:[E1122 10:42:17.123456 ProcessGroupNCCL.cpp
 terminate called after throwing an instance of 'c10::DistBackendError'
   what():  [PG 0 Rank 3] Process group watchdog thread terminated with exception: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5621, OpType=ALLREDUCE) ran for 600039 milliseconds before timing out.`;
 
-/** Lets a scenario wait, and stop early when the local mode ends. */
+/** Lets a scenario wait, and stop early when the local mode ends or a restart replaces its attempt. */
 export interface Clock {
   sleep(ms: number): Promise<void>;
   readonly stopped: boolean;
@@ -111,6 +111,11 @@ export const SCENARIOS: readonly Scenario[] = [
       await w.metadata({ status: 'running', phase: 'training' });
       await train(w, c, 0, 120, 8, TOTAL);
       await beatOnly(w, c, 120);
+    },
+    async resume(w, c, attempt) {
+      await w.metadata({ status: 'running', phase: 'training', attempt });
+      const step = await train(w, c, 100, TOTAL, 20, TOTAL);
+      if (!c.stopped) await w.complete({ step, final_loss: 0.47 });
     },
   },
   {

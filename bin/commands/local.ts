@@ -1,12 +1,21 @@
 import { parseArgs } from 'node:util';
+import type { App } from '../../lambdas/app.js';
 import { ConfigError } from '../../lambdas/core/errors.js';
+import type { RemediationDeps } from '../../lambdas/core/remediation.js';
+import { handleRemediation, remediationDeps } from '../../lambdas/handlers/remediate.js';
 import { runLocal } from '../../local/localMode.js';
+import { pythonExample } from '../../local/pythonExample.js';
+import { simulatedInstances } from '../../local/simulatedInstance.js';
 
-/** `trainwatch local [--max-seconds N] [--sweep-every S]`: the whole watchdog against the emulator. */
+/** `trainwatch local [--max-seconds N] [--sweep-every S] [--no-python]`: the whole watchdog on the emulator. */
 export async function run(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { 'max-seconds': { type: 'string' }, 'sweep-every': { type: 'string' } },
+    options: {
+      'max-seconds': { type: 'string' },
+      'sweep-every': { type: 'string' },
+      'no-python': { type: 'boolean' },
+    },
   });
   const maxSeconds = Number(values['max-seconds'] ?? 150);
   const sweepEvery = Number(values['sweep-every'] ?? 3);
@@ -14,10 +23,17 @@ export async function run(args: string[]): Promise<number> {
     throw new ConfigError('--max-seconds and --sweep-every take positive numbers of seconds');
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
+  let deps: RemediationDeps | undefined;
   return runLocal({
     maxSeconds,
     sweepEveryMs: sweepEvery * 1000,
-    out: (l) => console.log(l),
+    out: (line) => console.log(line),
     signal: controller.signal,
+    remediate: (app: App, event) => {
+      deps ??= remediationDeps(app);
+      return handleRemediation(deps, event, Date.now);
+    },
+    instances: (app, scenarios, onRestart) => simulatedInstances(app.config.endpoint!, scenarios, onRestart),
+    external: values['no-python'] ? undefined : pythonExample,
   });
 }

@@ -40,7 +40,14 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
       errorType: known.errorType ?? null,
     };
   }
-  if (known.state === RunState.RESTARTING && boundary !== undefined && !metadata && !progress) {
+  // While restarting, the old process may still beat until the restart kills it: only heartbeats of the
+  // new attempt count (newer than the restart, and with the new attempt number when metadata names one).
+  const oldAttempt = known.meta?.attempt !== undefined && known.meta.attempt < known.attempt;
+  if (
+    known.state === RunState.RESTARTING &&
+    boundary !== undefined &&
+    ((!metadata && !progress) || oldAttempt)
+  ) {
     if (now - boundary > t.startupGraceMs)
       return {
         state: RunState.TIMED_OUT,

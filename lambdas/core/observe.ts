@@ -101,7 +101,8 @@ export function observe(
       (reads.metadata ? parseMetadata(reads.metadata) : undefined);
     if (parsed?.ok) {
       const meta = knownMetadata(parsed.value);
-      next = { ...next, meta, attempt: meta.attempt ?? next.attempt };
+      // An old process's metadata never lowers the attempt a restart moved to.
+      next = { ...next, meta, attempt: Math.max(meta.attempt ?? 0, next.attempt) };
       next = { ...next, findings: withFinding(next, 'metadata.json', undefined) };
       next = {
         ...next,

@@ -341,3 +341,17 @@ describe('alertsOn', () => {
     }
   });
 });
+
+describe('assess: a restart racing the old process', () => {
+  const issued = NOW - 5 * M;
+  it('stays RESTARTING while the heartbeats come from the old attempt', () => {
+    const run = listed({ metadata: NOW - M });
+    const known = record({ state: 'RESTARTING', attempt: 2, restartIssuedAt: issued, meta: { attempt: 1 } });
+    expect(assess(run, known, NOW, T).state).toBe('RESTARTING');
+  });
+  it('recovers once metadata names the new attempt', () => {
+    const run = listed({ metadata: NOW - M });
+    const known = record({ state: 'RESTARTING', attempt: 2, restartIssuedAt: issued, meta: { attempt: 2 } });
+    expect(assess(run, known, NOW, T).state).toBe('RUNNING');
+  });
+});

@@ -279,3 +279,28 @@ describe('snsMessage', () => {
     expect(toAscii('a — b · c… “d”\te')).toBe('a - b - c... "d" e');
   });
 });
+
+describe('diagnosis follow-ups', () => {
+  it('mark their headline and subject so they do not read as a second transition', async () => {
+    const { slackMessage } = await import('../../lambdas/core/render/slack.js');
+    const { snsMessage } = await import('../../lambdas/core/render/text.js');
+    const base = {
+      id: 'r:3:remediation',
+      kind: 'remediation' as const,
+      runId: 'r',
+      state: 'FAILED' as const,
+      reason: 'not restarting: oom is excluded',
+      action: 'Reduce batch size',
+      severity: 'critical' as const,
+      at: 0,
+      attempt: 1,
+      s3Uri: 's3://b/p/r/',
+      consoleUrl: 'https://s3.console.aws.amazon.com/s3/buckets/b',
+    };
+    expect(JSON.stringify(slackMessage(base).blocks[0])).toContain('r — FAILED (diagnosis)');
+    expect(snsMessage(base).subject).toBe('[trainwatch] r diagnosed FAILED: not restarting: oom is excluded');
+    expect(JSON.stringify(slackMessage({ ...base, state: 'RESTARTING' }).blocks[0])).not.toContain(
+      'diagnosis',
+    );
+  });
+});

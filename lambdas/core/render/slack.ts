@@ -49,9 +49,14 @@ function section(text: string): unknown {
   return { type: 'section', text: { type: 'mrkdwn', text } };
 }
 
-/** The headline: `:x: run-42 — FAILED`, marked when it is a reminder. */
+/** The headline: `:x: run-42 — FAILED`, marked when it is a reminder or a diagnosis follow-up. */
 function headline(alert: Alert): string {
-  const still = alert.kind === 'reminder' ? ' (reminder)' : '';
+  const still =
+    alert.kind === 'reminder'
+      ? ' (reminder)'
+      : alert.kind === 'remediation' && alert.state !== 'RESTARTING'
+        ? ' (diagnosis)'
+        : '';
   return `${EMOJI[alert.state]} ${alert.runId} — ${alert.state}${still}`;
 }
 

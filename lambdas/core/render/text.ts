@@ -33,7 +33,12 @@ export function toAscii(text: string): string {
 
 /** `[trainwatch] run-42 FAILED: CUDA out of memory` */
 function subjectFor(alert: Alert): string {
-  const still = alert.kind === 'reminder' ? 'still ' : '';
+  const still =
+    alert.kind === 'reminder'
+      ? 'still '
+      : alert.kind === 'remediation' && alert.state !== 'RESTARTING'
+        ? 'diagnosed '
+        : '';
   const firstLine = (alert.reason.trim().split('\n')[0] ?? '').slice(0, 2 * SNS_SUBJECT_MAX);
   const subject = toAscii(`[trainwatch] ${alert.runId} ${still}${alert.state}: ${firstLine}`).replace(
     /:\s*$/,

@@ -1,0 +1,47 @@
+import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { createApp } from '../lambdas/app.js';
+import { evaluateSentinels } from '../lambdas/handlers/sentinel.js';
+import { setupLocal, setupLocalQueues } from '../local/setup.js';
+import { startSlackReceiver } from '../local/slackReceiver.js';
+
+/** Time from an `_error` PUT to all alerts sent, through the real S3 → EventBridge → SQS route. */
+export async function sentinelLatency(endpoint: string, samples: number): Promise<{ samples: number; median: number; p95: number; max: number }> {
+  const slack = await startSlackReceiver(() => {});
+  const name = `bench-sentinel-${Date.now() % 100000}`;
+  const app = createApp({
+    ...process.env,
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_REGION: 'us-east-1',
+    TRAINWATCH_BUCKET: name,
+    TRAINWATCH_TABLE: name,
+    TRAINWATCH_TOPIC_ARN: `arn:aws:sns:us-east-1:123456789012:${name}`,
+    TRAINWATCH_EVENT_BUS: name,
+    TRAINWATCH_SLACK_WEBHOOK_URL: slack.url,
+  });
+  try {
+    await setupLocal(app.config, app.clients);
+    const queues = await setupLocalQueues(app.config, app.clients, name);
+    const { PutObjectCommand } = await import('@aws-sdk/client-s3');
+    const times: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const key = `${app.config.prefix}/run-${i}`;
+      await app.clients.s3.send(new PutObjectCommand({ Bucket: name, Key: `${key}/metadata.json`, Body: JSON.stringify({ status: 'running' }) }));
+      const t0 = performance.now();
+      await app.clients.s3.send(new PutObjectCommand({ Bucket: name, Key: `${key}/_error`, Body: 'torch.OutOfMemoryError: CUDA out of memory.' }));
+      let done = false;
+      while (!done) {
+        const { Messages = [] } = await app.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.sentinel, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+        if (!Messages.length) continue;
+        const summary = await evaluateSentinels(app, { Records: Messages.map((m) => ({ body: m.Body! })) }, Date.now());
+        await app.clients.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queues.sentinel, Entries: Messages.map((m, j) => ({ Id: `${j}`, ReceiptHandle: m.ReceiptHandle! })) }));
+        done = summary.alertsSent > 0;
+      }
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))]!);
+    return { samples, median: at(0.5), p95: at(0.95), max: Math.round(times.at(-1)!) };
+  } finally {
+    await slack.close();
+  }
+}
