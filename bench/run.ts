@@ -12,23 +12,34 @@ import { PRICES, perRunMonth, SWEEPS_PER_MONTH, sweepCost } from './prices.js';
 import { advanceHealthy, MIX, seed } from './seed.js';
 import { sentinelLatency } from './sentinelLatency.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '1000,10000' }, 'skip-bundles': { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '1000,10000' }, 'skip-bundles': { type: 'boolean' } },
+});
 const sizes = values.runs!.split(',').map(Number);
 const MEMORY_GB = 0.5;
 const STALL_MIN = 30;
 const K = STALL_MIN / 2; // a healthy run's progress.json is read at most once per half stall threshold
 
-type Once = { report: { runs: number; durationMs: number; writes: number; transitions: unknown[]; errors: unknown[] }; counts: Record<string, number>; maxRssMb: number; items: number; bytes: number };
+type Once = {
+  report: { runs: number; durationMs: number; writes: number; transitions: unknown[]; errors: unknown[] };
+  counts: Record<string, number>;
+  maxRssMb: number;
+  items: number;
+  bytes: number;
+};
 
 const emulator = await startEmulator();
 process.env.AWS_ACCESS_KEY_ID ??= 'bench';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'bench';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const fmt = (n: number, d = 3) => (Number.isInteger(n) && d === 0 ? String(n) : n.toFixed(d));
-const row = (label: string, cells: string[]) => console.log(`${label.padEnd(30)}${cells.map((c) => c.padStart(14)).join('')}`);
+const row = (label: string, cells: string[]) =>
+  console.log(`${label.padEnd(30)}${cells.map((c) => c.padStart(14)).join('')}`);
 
 try {
-  console.log(`trainwatch bench: moto server ${emulator.endpoint}; one sweep = one Lambda invocation (fresh process, ${MEMORY_GB * 1024} MB budget)`);
+  console.log(
+    `trainwatch bench: moto server ${emulator.endpoint}; one sweep = one Lambda invocation (fresh process, ${MEMORY_GB * 1024} MB budget)`,
+  );
   console.log(`fleet mix: ${MIX.map((m) => `${m.share * 100}% ${m.kind}`).join(', ')}\n`);
   for (const n of sizes) {
     const name = `bench-${n}-${Date.now() % 100000}`;
@@ -46,8 +57,20 @@ try {
     await setupLocal(app.config, app.clients);
     const t0 = performance.now();
     const objects = await seed(app.clients.s3, name, app.config.prefix, n);
-    console.log(`== ${n.toLocaleString()} runs (${objects.toLocaleString()} objects seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s) ==`);
-    const once = (now: number): Once => JSON.parse(execFileSync('npx', ['tsx', 'bench/sweepOnce.ts', String(now)], { env, encoding: 'utf8', maxBuffer: 64 << 20 }).trim().split('\n').pop()!);
+    console.log(
+      `== ${n.toLocaleString()} runs (${objects.toLocaleString()} objects seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s) ==`,
+    );
+    const once = (now: number): Once =>
+      JSON.parse(
+        execFileSync('npx', ['tsx', 'bench/sweepOnce.ts', String(now)], {
+          env,
+          encoding: 'utf8',
+          maxBuffer: 64 << 20,
+        })
+          .trim()
+          .split('\n')
+          .pop()!,
+      );
     const now = Date.now();
     const cold = once(now);
     const warm = once(now + 60_000);
@@ -61,51 +84,119 @@ try {
     const usage = (o: Once) => ({
       s3List: c(o, 'S3.ListObjectsV2'),
       s3Get: c(o, 'S3.GetObject'),
-      ddbWru: c(o, 'DynamoDB.TransactWriteItems') * 2 * (recordWru + 1) + (c(o, 'DynamoDB.PutItem') + c(o, 'DynamoDB.UpdateItem')) * recordWru,
+      ddbWru:
+        c(o, 'DynamoDB.TransactWriteItems') * 2 * (recordWru + 1) +
+        (c(o, 'DynamoDB.PutItem') + c(o, 'DynamoDB.UpdateItem')) * recordWru,
       ddbRru: (c(o, 'DynamoDB.Scan') ? o.bytes / 4096 / 2 : 0) + c(o, 'DynamoDB.GetItem'),
       lambdaSeconds: o.report.durationMs / 1000,
       memoryGb: MEMORY_GB,
     });
     const mixUsage = (a: ReturnType<typeof usage>, b: ReturnType<typeof usage>) =>
-      Object.fromEntries(Object.keys(a).map((key) => [key, key === 'memoryGb' ? MEMORY_GB : ((K - 1) * a[key as keyof typeof a] + b[key as keyof typeof b]) / K])) as ReturnType<typeof usage>;
+      Object.fromEntries(
+        Object.keys(a).map((key) => [
+          key,
+          key === 'memoryGb'
+            ? MEMORY_GB
+            : ((K - 1) * a[key as keyof typeof a] + b[key as keyof typeof b]) / K,
+        ]),
+      ) as ReturnType<typeof usage>;
     const steady = mixUsage(usage(warm), usage(refresh));
-    const naiveUsage = { s3List: naive.list, s3Get: naive.get + naive.head, ddbWru: 0, ddbRru: 0, lambdaSeconds: naive.ms / 1000, memoryGb: MEMORY_GB };
+    const naiveUsage = {
+      s3List: naive.list,
+      s3Get: naive.get + naive.head,
+      ddbWru: 0,
+      ddbRru: 0,
+      lambdaSeconds: naive.ms / 1000,
+      memoryGb: MEMORY_GB,
+    };
 
     const s3PerRun = (u: ReturnType<typeof usage>) => (u.s3List + u.s3Get) / n;
-    const ddbReq = (o: Once) => Object.entries(o.counts).filter(([k]) => k.startsWith('DynamoDB.')).reduce((s, [, v]) => s + v, 0);
+    const ddbReq = (o: Once) =>
+      Object.entries(o.counts)
+        .filter(([k]) => k.startsWith('DynamoDB.'))
+        .reduce((s, [, v]) => s + v, 0);
     row('', ['cold', 'warm', 'refresh', 'steady*', 'naive']);
-    row('wall time (ms)', [cold, warm, refresh].map((o) => fmt(o.report.durationMs, 0)).concat([fmt(steady.lambdaSeconds * 1000, 0), fmt(naive.ms, 0)]));
-    row('runs/s', [cold, warm, refresh].map((o) => fmt(n / (o.report.durationMs / 1000), 0)).concat([fmt(n / steady.lambdaSeconds, 0), fmt(n / (naive.ms / 1000), 0)]));
-    row('S3 requests / run', [usage(cold), usage(warm), usage(refresh), steady, naiveUsage].map((u) => fmt(s3PerRun(u), 4)));
-    row('  LIST / run', [usage(cold), usage(warm), usage(refresh), steady, naiveUsage].map((u) => fmt(u.s3List / n, 4)));
-    row('  GET+HEAD / run', [usage(cold), usage(warm), usage(refresh), steady, naiveUsage].map((u) => fmt(u.s3Get / n, 4)));
-    row('DynamoDB requests / run', [cold, warm, refresh].map((o) => fmt(ddbReq(o) / n, 4)).concat([fmt(((K - 1) * ddbReq(warm) + ddbReq(refresh)) / K / n, 4), '-']));
-    row('DynamoDB writes (runs)', [cold, warm, refresh].map((o) => fmt(o.report.writes, 0)).concat([fmt(((K - 1) * warm.report.writes + refresh.report.writes) / K, 1), '-']));
-    row('transitions', [cold, warm, refresh].map((o) => fmt(o.report.transitions.length, 0)).concat(['-', '-']));
+    row(
+      'wall time (ms)',
+      [cold, warm, refresh]
+        .map((o) => fmt(o.report.durationMs, 0))
+        .concat([fmt(steady.lambdaSeconds * 1000, 0), fmt(naive.ms, 0)]),
+    );
+    row(
+      'runs/s',
+      [cold, warm, refresh]
+        .map((o) => fmt(n / (o.report.durationMs / 1000), 0))
+        .concat([fmt(n / steady.lambdaSeconds, 0), fmt(n / (naive.ms / 1000), 0)]),
+    );
+    row(
+      'S3 requests / run',
+      [usage(cold), usage(warm), usage(refresh), steady, naiveUsage].map((u) => fmt(s3PerRun(u), 4)),
+    );
+    row(
+      '  LIST / run',
+      [usage(cold), usage(warm), usage(refresh), steady, naiveUsage].map((u) => fmt(u.s3List / n, 4)),
+    );
+    row(
+      '  GET+HEAD / run',
+      [usage(cold), usage(warm), usage(refresh), steady, naiveUsage].map((u) => fmt(u.s3Get / n, 4)),
+    );
+    row(
+      'DynamoDB requests / run',
+      [cold, warm, refresh]
+        .map((o) => fmt(ddbReq(o) / n, 4))
+        .concat([fmt(((K - 1) * ddbReq(warm) + ddbReq(refresh)) / K / n, 4), '-']),
+    );
+    row(
+      'DynamoDB writes (runs)',
+      [cold, warm, refresh]
+        .map((o) => fmt(o.report.writes, 0))
+        .concat([fmt(((K - 1) * warm.report.writes + refresh.report.writes) / K, 1), '-']),
+    );
+    row(
+      'transitions',
+      [cold, warm, refresh].map((o) => fmt(o.report.transitions.length, 0)).concat(['-', '-']),
+    );
     row('peak RSS (MB)', [cold, warm, refresh].map((o) => fmt(o.maxRssMb, 0)).concat(['-', '-']));
-    console.log(`* steady state at 1 sweep/min, stall ${STALL_MIN}m: ${K - 1} warm sweeps + 1 refresh sweep every ${K} min`);
+    console.log(
+      `* steady state at 1 sweep/min, stall ${STALL_MIN}m: ${K - 1} warm sweeps + 1 refresh sweep every ${K} min`,
+    );
 
     const ours = perRunMonth(sweepCost(steady), n);
     const theirs = perRunMonth(sweepCost(naiveUsage), n);
     const parts = (u: ReturnType<typeof usage>) =>
-      `S3 $${fmt(perRunMonth(sweepCost({ ...u, ddbWru: 0, ddbRru: 0, lambdaSeconds: 0 }) - PRICES.lambdaPerMillionRequests / 1e6, n), 5)}, DynamoDB $${fmt(perRunMonth(((u.ddbWru / 1e6) * PRICES.ddbWritePerMillionWru + (u.ddbRru / 1e6) * PRICES.ddbReadPerMillionRru), n), 5)}, Lambda $${fmt(perRunMonth(u.lambdaSeconds * MEMORY_GB * PRICES.lambdaArmPerGbSecond + PRICES.lambdaPerMillionRequests / 1e6, n), 6)}`;
-    console.log(`monthly cost per run (${SWEEPS_PER_MONTH.toLocaleString()} sweeps): trainwatch $${fmt(ours, 5)} (${parts(steady)})`);
-    console.log(`                                        naive      $${fmt(theirs, 5)} (${parts(naiveUsage)})`);
-    console.log(`naive / trainwatch: ${fmt(theirs / ours, 1)}x the cost, ${fmt(s3PerRun(naiveUsage) / s3PerRun(steady), 1)}x the S3 requests`);
+      `S3 $${fmt(perRunMonth(sweepCost({ ...u, ddbWru: 0, ddbRru: 0, lambdaSeconds: 0 }) - PRICES.lambdaPerMillionRequests / 1e6, n), 5)}, DynamoDB $${fmt(perRunMonth((u.ddbWru / 1e6) * PRICES.ddbWritePerMillionWru + (u.ddbRru / 1e6) * PRICES.ddbReadPerMillionRru, n), 5)}, Lambda $${fmt(perRunMonth(u.lambdaSeconds * MEMORY_GB * PRICES.lambdaArmPerGbSecond + PRICES.lambdaPerMillionRequests / 1e6, n), 6)}`;
+    console.log(
+      `monthly cost per run (${SWEEPS_PER_MONTH.toLocaleString()} sweeps): trainwatch $${fmt(ours, 5)} (${parts(steady)})`,
+    );
+    console.log(
+      `                                        naive      $${fmt(theirs, 5)} (${parts(naiveUsage)})`,
+    );
+    console.log(
+      `naive / trainwatch: ${fmt(theirs / ours, 1)}x the cost, ${fmt(s3PerRun(naiveUsage) / s3PerRun(steady), 1)}x the S3 requests`,
+    );
     const checks = [
       [`steady S3 requests/run/sweep ${fmt(s3PerRun(steady), 4)} <= 0.25`, s3PerRun(steady) <= 0.25],
       [`warm sweep writes ${warm.report.writes} == 0`, warm.report.writes === 0],
       [`cost/run-month $${fmt(ours, 5)} <= $0.01`, ours <= 0.01],
       [`naive/trainwatch ${fmt(theirs / ours, 1)} >= 5`, theirs / ours >= 5],
-      [`peak RSS ${fmt(Math.max(cold.maxRssMb, warm.maxRssMb, refresh.maxRssMb), 0)} MB < 512`, Math.max(cold.maxRssMb, warm.maxRssMb, refresh.maxRssMb) < 512],
+      [
+        `peak RSS ${fmt(Math.max(cold.maxRssMb, warm.maxRssMb, refresh.maxRssMb), 0)} MB < 512`,
+        Math.max(cold.maxRssMb, warm.maxRssMb, refresh.maxRssMb) < 512,
+      ],
     ] as const;
     console.log(`targets: ${checks.map(([t, ok]) => `${ok ? 'PASS' : 'MISS'} ${t}`).join('; ')}`);
-    console.log(`DynamoDB capacity from measured item sizes: record ~${fmt(refresh.bytes / Math.max(1, refresh.items) / 1024, 2)} KB -> ${recordWru} WRU per write (transactions bill 2x); Scan ${fmt(refresh.bytes / 1024, 0)} KB -> ${fmt(refresh.bytes / 4096 / 2, 0)} RRU per sweep\n`);
+    console.log(
+      `DynamoDB capacity from measured item sizes: record ~${fmt(refresh.bytes / Math.max(1, refresh.items) / 1024, 2)} KB -> ${recordWru} WRU per write (transactions bill 2x); Scan ${fmt(refresh.bytes / 1024, 0)} KB -> ${fmt(refresh.bytes / 4096 / 2, 0)} RRU per sweep\n`,
+    );
   }
-  console.log(`prices (us-east-1 list): S3 LIST $${PRICES.s3ListPer1k}/1k, GET/HEAD $${PRICES.s3GetPer1k}/1k; DynamoDB on-demand $${PRICES.ddbWritePerMillionWru}/M WRU, $${PRICES.ddbReadPerMillionRru}/M RRU; Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests. Wall times are on the emulator, not AWS.\n`);
+  console.log(
+    `prices (us-east-1 list): S3 LIST $${PRICES.s3ListPer1k}/1k, GET/HEAD $${PRICES.s3GetPer1k}/1k; DynamoDB on-demand $${PRICES.ddbWritePerMillionWru}/M WRU, $${PRICES.ddbReadPerMillionRru}/M RRU; Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests. Wall times are on the emulator, not AWS.\n`,
+  );
 
   const latency = await sentinelLatency(emulator.endpoint, 25);
-  console.log(`sentinel path (_error PUT -> EventBridge -> SQS -> handler -> Slack+SNS+EventBridge sent), ${latency.samples} runs: median ${latency.median} ms, p95 ${latency.p95} ms, max ${latency.max} ms (target: median < 1000 ms)\n`);
+  console.log(
+    `sentinel path (_error PUT -> EventBridge -> SQS -> handler -> Slack+SNS+EventBridge sent), ${latency.samples} runs: median ${latency.median} ms, p95 ${latency.p95} ms, max ${latency.max} ms (target: median < 1000 ms)\n`,
+  );
 } finally {
   await emulator.stop();
 }

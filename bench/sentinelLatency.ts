@@ -5,7 +5,10 @@ import { setupLocal, setupLocalQueues } from '../local/setup.js';
 import { startSlackReceiver } from '../local/slackReceiver.js';
 
 /** Time from an `_error` PUT to all alerts sent, through the real S3 → EventBridge → SQS route. */
-export async function sentinelLatency(endpoint: string, samples: number): Promise<{ samples: number; median: number; p95: number; max: number }> {
+export async function sentinelLatency(
+  endpoint: string,
+  samples: number,
+): Promise<{ samples: number; median: number; p95: number; max: number }> {
   const slack = await startSlackReceiver(() => {});
   const name = `bench-sentinel-${Date.now() % 100000}`;
   const app = createApp({
@@ -25,15 +28,42 @@ export async function sentinelLatency(endpoint: string, samples: number): Promis
     const times: number[] = [];
     for (let i = 0; i < samples; i++) {
       const key = `${app.config.prefix}/run-${i}`;
-      await app.clients.s3.send(new PutObjectCommand({ Bucket: name, Key: `${key}/metadata.json`, Body: JSON.stringify({ status: 'running' }) }));
+      await app.clients.s3.send(
+        new PutObjectCommand({
+          Bucket: name,
+          Key: `${key}/metadata.json`,
+          Body: JSON.stringify({ status: 'running' }),
+        }),
+      );
       const t0 = performance.now();
-      await app.clients.s3.send(new PutObjectCommand({ Bucket: name, Key: `${key}/_error`, Body: 'torch.OutOfMemoryError: CUDA out of memory.' }));
+      await app.clients.s3.send(
+        new PutObjectCommand({
+          Bucket: name,
+          Key: `${key}/_error`,
+          Body: 'torch.OutOfMemoryError: CUDA out of memory.',
+        }),
+      );
       let done = false;
       while (!done) {
-        const { Messages = [] } = await app.clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: queues.sentinel, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+        const { Messages = [] } = await app.clients.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queues.sentinel,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+          }),
+        );
         if (!Messages.length) continue;
-        const summary = await evaluateSentinels(app, { Records: Messages.map((m) => ({ body: m.Body! })) }, Date.now());
-        await app.clients.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queues.sentinel, Entries: Messages.map((m, j) => ({ Id: `${j}`, ReceiptHandle: m.ReceiptHandle! })) }));
+        const summary = await evaluateSentinels(
+          app,
+          { Records: Messages.map((m) => ({ body: m.Body! })) },
+          Date.now(),
+        );
+        await app.clients.sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: queues.sentinel,
+            Entries: Messages.map((m, j) => ({ Id: `${j}`, ReceiptHandle: m.ReceiptHandle! })),
+          }),
+        );
         done = summary.alertsSent > 0;
       }
       times.push(performance.now() - t0);

@@ -15,11 +15,21 @@ let items = 0;
 let bytes = 0;
 let key: Record<string, unknown> | undefined;
 do {
-  const page = await app.clients.ddb.send(new ScanCommand({ TableName: app.config.table, ExclusiveStartKey: key }));
+  const page = await app.clients.ddb.send(
+    new ScanCommand({ TableName: app.config.table, ExclusiveStartKey: key }),
+  );
   for (const item of page.Items ?? []) {
     items++;
     bytes += Buffer.byteLength(JSON.stringify(item));
   }
   key = page.LastEvaluatedKey;
 } while (key);
-console.log(JSON.stringify({ report: { ...report, ignoredKeys: report.ignoredKeys.length }, counts, maxRssMb, items, bytes }));
+console.log(
+  JSON.stringify({
+    report: { ...report, ignoredKeys: report.ignoredKeys.length },
+    counts,
+    maxRssMb,
+    items,
+    bytes,
+  }),
+);
