@@ -18,7 +18,8 @@ const { values } = parseArgs({
 const sizes = values.runs!.split(',').map(Number);
 const MEMORY_GB = 0.5;
 const STALL_MIN = 30;
-const K = STALL_MIN / 2; // a healthy run's progress.json is read at most once per half stall threshold
+const K = STALL_MIN / 2;
+const SWEEP_TIMEOUT_MS = 20 * 60_000; // a healthy run's progress.json is read at most once per half stall threshold
 
 type Once = {
   report: { runs: number; durationMs: number; writes: number; transitions: unknown[]; errors: unknown[] };
@@ -49,8 +50,9 @@ try {
       AWS_REGION: 'us-east-1',
       TRAINWATCH_BUCKET: name,
       TRAINWATCH_TABLE: name,
-      // A long stale threshold lets us fast-forward `now` by 15 min without real waiting; request counts don't depend on it.
+      // Long stale and grace thresholds let us fast-forward `now` by 15 min without real waiting; request counts don't depend on them.
       TRAINWATCH_STALE_AFTER: '2h',
+      TRAINWATCH_STARTUP_GRACE: '2h',
       TRAINWATCH_STALL_AFTER: `${STALL_MIN}m`,
     };
     const app = createApp(env);
@@ -60,17 +62,28 @@ try {
     console.log(
       `== ${n.toLocaleString()} runs (${objects.toLocaleString()} objects seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s) ==`,
     );
-    const once = (now: number): Once =>
-      JSON.parse(
-        execFileSync('npx', ['tsx', 'bench/sweepOnce.ts', String(now)], {
+    const once = (now: number): Once => {
+      try {
+        const out = execFileSync('npx', ['tsx', 'bench/sweepOnce.ts', String(now)], {
           env,
           encoding: 'utf8',
           maxBuffer: 64 << 20,
-        })
-          .trim()
-          .split('\n')
-          .pop()!,
-      );
+          timeout: SWEEP_TIMEOUT_MS,
+        });
+        return JSON.parse(out.trim().split('\n').pop()!);
+      } catch (e) {
+        // moto server has deadlocked under concurrent requests here once: show where, then stop.
+        emulator.dumpThreads();
+        setTimeout(
+          () =>
+            console.error(
+              `sweep failed or took over ${SWEEP_TIMEOUT_MS / 60_000} min; emulator threads:\n${emulator.dumpThreads()}`,
+            ),
+          1000,
+        );
+        throw e;
+      }
+    };
     const now = Date.now();
     const cold = once(now);
     const warm = once(now + 60_000);

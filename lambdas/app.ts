@@ -4,7 +4,7 @@ import { buildNotifiers } from './adapters/notifiers.js';
 import { S3RunStore } from './adapters/s3RunStore.js';
 import { type Config, loadConfig } from './config.js';
 import type { CheckDeps } from './core/checkRun.js';
-import { classify, DEFAULT_PROFILE } from './core/classify/index.js';
+import { classify, type Profile } from './core/classify/index.js';
 import type { Classifier } from './core/observe.js';
 
 /** Everything a handler or CLI command needs, wired once per cold start. */
@@ -16,14 +16,16 @@ export interface App {
   readonly deps: CheckDeps & { readonly concurrency: number };
 }
 
-/** A run may name an unknown profile in its metadata: classify with the default rather than fail. */
-const classifier: Classifier = (text, profile) => {
-  try {
-    return classify(text, profile);
-  } catch {
-    return classify(text, DEFAULT_PROFILE);
-  }
-};
+/** Classifies with the run's profile, else the configured default; an unknown run profile falls back too. */
+function classifier(fallback: Profile | string): Classifier {
+  return (text, profile) => {
+    try {
+      return classify(text, profile ?? fallback);
+    } catch {
+      return classify(text, fallback);
+    }
+  };
+}
 
 /** Builds the app from the environment (or a parsed config) and optional pre-made clients. */
 export function createApp(env: Readonly<Record<string, string | undefined>>, clients?: AwsClients): App {
@@ -42,7 +44,7 @@ export function createApp(env: Readonly<Record<string, string | undefined>>, cli
       states,
       notifiers,
       thresholds: config.thresholds,
-      classify: classifier,
+      classify: classifier(config.remediation.profile),
       links: { bucket: config.bucket, prefix: config.prefix, region: config.region },
       remindEveryMs: config.remindEveryMs,
       concurrency: config.concurrency,

@@ -54,7 +54,7 @@ export interface RemediationProps {
   readonly enabled?: boolean;
   /**
    * Restart policy: a preset (`none`, `transient`, `aggressive`, `conservative`) or a policy object
-   * (see docs/DEPLOY.md).
+   * (see the README, "Deploy to your AWS account").
    * @default 'none'
    */
   readonly restartPolicy?: string | Readonly<Record<string, unknown>>;

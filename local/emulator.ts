@@ -8,6 +8,8 @@ const LAUNCHER = join(dirname(fileURLToPath(import.meta.url)), '..', 'scripts', 
 /** A moto server on a loopback port, owned by this process. */
 export interface Emulator {
   readonly endpoint: string;
+  /** Asks the emulator to print every thread's stack to its stderr (to see where it is stuck). */
+  dumpThreads(): string;
   stop(): Promise<void>;
 }
 
@@ -36,7 +38,14 @@ export async function startEmulator(timeoutMs = 30_000): Promise<Emulator> {
       reject(new Error(`moto server exited with ${code} before it was ready\n${stderr}`));
     });
   });
-  return { endpoint: `http://127.0.0.1:${port}`, stop: () => stopChild(child) };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    dumpThreads: () => {
+      child.kill('SIGUSR1');
+      return stderr;
+    },
+    stop: () => stopChild(child),
+  };
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

@@ -5,6 +5,7 @@ Prints one line `READY <port>` once it answers, then serves until stdin closes
 what it does not emulate (see scripts/moto_patches.py).
 """
 
+import faulthandler
 import os
 import signal
 import socket
@@ -25,6 +26,8 @@ def free_port() -> int:
 
 
 def main() -> None:
+    # `kill -USR1 <pid>` prints every thread's stack to stderr: how to see where the emulator is stuck.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     port = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1] != "0" else free_port()
     moto_patches.apply()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The part of an EventBridge `Object Created` event from S3 that we use. */
 const ObjectCreated = z.object({

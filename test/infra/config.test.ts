@@ -249,8 +249,8 @@ describe('the shipped configuration', () => {
 });
 
 describe('the documented example', () => {
-  it('docs/DEPLOY.md: the full example configuration synthesizes as described', () => {
-    const doc = readFileSync(join(PROJECT_ROOT, 'docs', 'DEPLOY.md'), 'utf8');
+  it('README.md: the full example configuration synthesizes as described', () => {
+    const doc = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
     const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
     expect(yaml).toBeDefined();
     const { stack } = buildStack(parseYaml(yaml!) as TrainwatchConfigInput);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** How bad a matched signal is. */
 export const SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;

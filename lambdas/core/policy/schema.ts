@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Which kind of trouble a restart would answer: DESIGN's modes, from the run's state. */
 export const MODES = ['crash', 'stall', 'timeout'] as const;

@@ -7,7 +7,7 @@
             ...
             run.progress(step, total_steps=total, loss=loss)
 
-See docs/CLIENTS.md in the trainwatch repository.
+See "Add trainwatch to your training script" in the trainwatch README.
 """
 
 from __future__ import annotations
