@@ -3,7 +3,7 @@ import {
   type CommandDeps,
   keyValues,
   parseCommandLine,
-  RunFiles,
+  RunFileWriter,
   TARGET_OPTIONS,
   TARGET_USAGE,
 } from './heartbeatWriter.js';
@@ -43,7 +43,7 @@ export async function run(args: string[], deps: CommandDeps = {}): Promise<numbe
     return 0;
   }
   if (positionals.length) throw new ConfigError(`unexpected ${JSON.stringify(positionals[0])}\n${USAGE}`);
-  const files = RunFiles.from(values, deps.env ?? process.env, deps.s3);
+  const files = RunFileWriter.from(values, deps.env ?? process.env, deps.s3);
   const now = deps.now?.() ?? new Date();
   const previous = await files.metadata();
   if (values['log-file']) await files.uploadLogTail(values['log-file']);

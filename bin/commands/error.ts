@@ -3,7 +3,7 @@ import { MAX_TEXT_BYTES } from '../../lambdas/core/protocol/files.js';
 import {
   type CommandDeps,
   parseCommandLine,
-  RunFiles,
+  RunFileWriter,
   TARGET_OPTIONS,
   TARGET_USAGE,
 } from './heartbeatWriter.js';
@@ -36,7 +36,7 @@ export async function run(args: string[], deps: CommandDeps = {}): Promise<numbe
     process.stdout.write(USAGE);
     return 0;
   }
-  const files = RunFiles.from(values, deps.env ?? process.env, deps.s3);
+  const files = RunFileWriter.from(values, deps.env ?? process.env, deps.s3);
   let message = positionals.join(' ');
   if (!message && values.file) message = readFileSync(values.file, 'utf8');
   // Stdin only when something is piped in: a terminal (or nothing) must not make a trap handler wait.

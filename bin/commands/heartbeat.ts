@@ -5,7 +5,7 @@ import {
   keyValues,
   numberOption,
   parseCommandLine,
-  RunFiles,
+  RunFileWriter,
   TARGET_OPTIONS,
   TARGET_USAGE,
 } from './heartbeatWriter.js';
@@ -49,7 +49,7 @@ export async function run(args: string[], deps: CommandDeps = {}): Promise<numbe
     process.stdout.write(USAGE);
     return 0;
   }
-  const files = RunFiles.from(values, env, deps.s3);
+  const files = RunFileWriter.from(values, env, deps.s3);
   const now = deps.now?.() ?? new Date();
   let attempt = attemptOption(values.attempt, env);
   let instanceId = values['instance-id'] ?? (env.TRAINWATCH_INSTANCE_ID?.trim() || undefined);

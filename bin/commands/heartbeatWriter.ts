@@ -37,7 +37,7 @@ export function parseCommandLine<O extends Options>(args: string[], options: O, 
 }
 
 /** Where one run's files go, and the client that writes them. */
-export class RunFiles {
+export class RunFileWriter {
   constructor(
     readonly bucket: string,
     readonly prefix: string,
@@ -50,7 +50,7 @@ export class RunFiles {
     values: { bucket?: string; prefix?: string; 'run-id'?: string },
     env: Env,
     s3?: S3Client,
-  ): RunFiles {
+  ): RunFileWriter {
     const bucket = (values.bucket ?? env.TRAINWATCH_BUCKET ?? '').trim();
     if (!bucket) throw new ConfigError('a bucket is required: pass --bucket or set TRAINWATCH_BUCKET');
     const runId = (values['run-id'] ?? env.TRAINWATCH_RUN_ID ?? '').trim();
@@ -63,7 +63,7 @@ export class RunFiles {
       .replace(/^\/+|\/+$/g, '');
     if (!/^[A-Za-z0-9._\-/]*$/.test(prefix))
       throw new ConfigError(`prefix ${JSON.stringify(prefix)} may hold only letters, digits, . _ - /`);
-    return new RunFiles(bucket, prefix, runId, s3 ?? defaultS3(env));
+    return new RunFileWriter(bucket, prefix, runId, s3 ?? defaultS3(env));
   }
 
   key(file: RunFileName): string {

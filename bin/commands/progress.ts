@@ -5,7 +5,7 @@ import {
   keyValues,
   numberOption,
   parseCommandLine,
-  RunFiles,
+  RunFileWriter,
   TARGET_OPTIONS,
   TARGET_USAGE,
 } from './heartbeatWriter.js';
@@ -39,7 +39,7 @@ export async function run(args: string[], deps: CommandDeps = {}): Promise<numbe
     throw new ConfigError(`give the step once\n${USAGE}`);
   const step = numberOption(values.step ?? positionals[0], 'STEP', true);
   if (step === undefined) throw new ConfigError(`STEP is required\n${USAGE}`);
-  const files = RunFiles.from(values, deps.env ?? process.env, deps.s3);
+  const files = RunFileWriter.from(values, deps.env ?? process.env, deps.s3);
   const progress = {
     step,
     total_steps: numberOption(values['total-steps'], '--total-steps', true),

@@ -2,11 +2,14 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { CreateTableCommand, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Bundle, buildBundles } from '../../bench/bundles.js';
+import { awsClients } from '../../lambdas/adapters/clients.js';
+import { loadConfig } from '../../lambdas/config.js';
+import { setupLocal } from '../../local/setup.js';
 import { type SlackServer, startSlackServer } from '../support/slackServer.js';
 
 // Real bundling with local esbuild (no Docker), once for the file; then each bundle is imported in a child
@@ -32,21 +35,14 @@ beforeAll(async () => {
   slack = await startSlackServer();
   // As deployed: the webhook URL is a SecureString the functions read once per cold start.
   await ssm.send(new PutParameterCommand({ Name: slackParam, Type: 'SecureString', Value: slack.url }));
-  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  await ddb.send(
-    new CreateTableCommand({
-      TableName: table,
-      BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-    }),
-  );
+  // The bucket and table exactly as the local mode and the stack define them.
+  const config = loadConfig({
+    TRAINWATCH_BUCKET: bucket,
+    TRAINWATCH_TABLE: table,
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_REGION: region,
+  });
+  await setupLocal(config, awsClients({ region, endpoint, maxAttempts: 1 }));
 }, 120_000);
 
 afterAll(async () => {
