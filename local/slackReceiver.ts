@@ -1,37 +1,57 @@
 import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
-/** A local Slack incoming-webhook endpoint: the local mode's alerts arrive here over real HTTP. */
+/** A local Slack incoming-webhook endpoint: the local mode's alerts, and the tests', arrive here over real HTTP. */
 export interface SlackReceiver {
+  /** The webhook URL to configure (loopback). */
   readonly url: string;
+  /** Every body posted, in order, whatever the answer was (failed tries included; non-JSON as text). */
   readonly received: unknown[];
+  /** Answers the next `times` requests with `status` and `body` (Slack's style: `no_service`, ...). */
+  failNext(status: number, body?: string, times?: number): void;
   close(): Promise<void>;
 }
 
-async function body(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Starts the endpoint on a free loopback port; `onMessage` gets each posted payload. */
-export async function startSlackReceiver(onMessage: (payload: unknown) => void): Promise<SlackReceiver> {
+/** Starts the endpoint on a free loopback port; `onMessage` gets each payload it accepted. */
+export async function startSlackReceiver(
+  onMessage: (payload: unknown) => void = () => {},
+): Promise<SlackReceiver> {
   const received: unknown[] = [];
+  const failures: { status: number; body: string }[] = [];
   const server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    let payload: unknown = raw;
     try {
-      const payload: unknown = JSON.parse(await body(req));
-      received.push(payload);
-      onMessage(payload);
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      payload = JSON.parse(raw);
     } catch {
-      res.writeHead(400, { 'content-type': 'text/plain' }).end('invalid_payload');
+      // Slack answers 400 invalid_payload; keep the raw text so a test can see what was sent.
     }
+    received.push(payload);
+    const failure = failures.shift();
+    const status = failure?.status ?? (typeof payload === 'string' ? 400 : 200);
+    if (status === 200) onMessage(payload);
+    const text = failure?.body ?? (status === 200 ? 'ok' : 'invalid_payload');
+    res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/services/T000/B000/local`,
     received,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    failNext(status, body = 'error', times = 1) {
+      for (let n = 0; n < times; n++) failures.push({ status, body });
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
   };
 }
 
