@@ -1,8 +1,8 @@
 // `npm run bench [-- --runs 1000,10000]`: sweep cost and speed against the emulator, side by side
 // with a naive poll loop measured in the same run; sentinel latency; bundle sizes and load times.
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { awsClients } from '../lambdas/adapters/clients.js';
 import { createApp } from '../lambdas/app.js';
 import { startEmulator } from '../local/emulator.js';
@@ -62,15 +62,16 @@ try {
     console.log(
       `== ${n.toLocaleString()} runs (${objects.toLocaleString()} objects seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s) ==`,
     );
-    const once = (now: number): Once => {
+    // Async, so this process keeps draining the emulator's output while the sweep runs.
+    const once = async (now: number): Promise<Once> => {
       try {
-        const out = execFileSync('npx', ['tsx', 'bench/sweepOnce.ts', String(now)], {
+        const { stdout } = await promisify(execFile)('npx', ['tsx', 'bench/sweepOnce.ts', String(now)], {
           env,
           encoding: 'utf8',
           maxBuffer: 64 << 20,
           timeout: SWEEP_TIMEOUT_MS,
         });
-        return JSON.parse(out.trim().split('\n').pop()!);
+        return JSON.parse(stdout.trim().split('\n').pop()!);
       } catch (e) {
         // moto server has deadlocked under concurrent requests here once: show where, then stop.
         emulator.dumpThreads();
@@ -85,10 +86,10 @@ try {
       }
     };
     const now = Date.now();
-    const cold = once(now);
-    const warm = once(now + 60_000);
+    const cold = await once(now);
+    const warm = await once(now + 60_000);
     await advanceHealthy(app.clients.s3, name, app.config.prefix, n);
-    const refresh = once(now + K * 60_000 + 1000);
+    const refresh = await once(now + K * 60_000 + 1000);
     const naiveClients = awsClients({ region: 'us-east-1', endpoint: emulator.endpoint });
     const naive = await naiveSweep(naiveClients.s3, name, app.config.prefix, app.config.concurrency);
 

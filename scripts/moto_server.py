@@ -6,6 +6,7 @@ what it does not emulate (see scripts/moto_patches.py).
 """
 
 import faulthandler
+import logging
 import os
 import signal
 import socket
@@ -29,6 +30,8 @@ def main() -> None:
     # `kill -USR1 <pid>` prints every thread's stack to stderr: how to see where the emulator is stuck.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     port = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1] != "0" else free_port()
+    # One log line per request costs time and, written to a pipe nobody drains, blocks every request thread.
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     moto_patches.apply()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
