@@ -9,6 +9,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { EventRules } from '../lambdas/core/eventRules.js';
 import { WatchdogAlarms } from './alarms.js';
 import { createDashboard } from './dashboard.js';
 import { DEFAULTS } from './defaults.js';
@@ -135,19 +136,7 @@ export class TrainingRunMonitor extends Construct {
     grantWatchdog(this.sentinel.role, resources);
     new events.Rule(this, 'SentinelRule', {
       description: `trainwatch: a run under ${s.prefix}/ wrote _error or _complete`,
-      eventPattern: {
-        source: ['aws.s3'],
-        detailType: ['Object Created'],
-        detail: {
-          bucket: { name: [this.bucket.bucketName] },
-          object: {
-            key: [
-              ...events.Match.wildcard(`${s.prefix}/*/_error`),
-              ...events.Match.wildcard(`${s.prefix}/*/_complete`),
-            ],
-          },
-        },
-      },
+      eventPattern: EventRules.sentinel(this.bucket.bucketName, s.prefix),
       targets: [
         new targets.LambdaFunction(this.sentinel.function, {
           deadLetterQueue: this.deadLetterQueue,

@@ -3,10 +3,9 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
+import { EventRules } from '../lambdas/core/eventRules.js';
 import { diagnoseDocument, restartDocument } from '../lambdas/ssm/documents.js';
 
-/** The states whose transition may call for a diagnosis or a restart. */
-export const REMEDIABLE_STATES = ['FAILED', 'TIMED_OUT', 'STALLED'] as const;
 
 /** The two SSM Command documents this stack owns; remediation runs nothing else. */
 export class RemediationDocuments extends Construct {
@@ -49,11 +48,7 @@ export function remediationRule(
     description:
       'trainwatch: a run FAILED, TIMED_OUT or STALLED: diagnose it, restart it if the policy says so',
     eventBus: opts.bus,
-    eventPattern: {
-      source: ['trainwatch'],
-      detailType: ['Training Run State Change'],
-      detail: { kind: ['transition'], state: [...REMEDIABLE_STATES] },
-    },
+    eventPattern: EventRules.remediation(),
     targets: [
       new targets.LambdaFunction(opts.target, { deadLetterQueue: opts.deadLetterQueue, retryAttempts: 4 }),
     ],

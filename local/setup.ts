@@ -10,32 +10,13 @@ import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-s
 import type { AwsClients } from '../lambdas/adapters/clients.js';
 import type { Config } from '../lambdas/config.js';
 import { ConfigError } from '../lambdas/core/errors.js';
+import { EventRules, toEventBridgeJson } from '../lambdas/core/eventRules.js';
 
 /** Queues the local mode reads in place of Lambda triggers (the emulator cannot invoke Lambdas). */
 export interface LocalQueues {
   readonly sentinel: string;
   readonly remediation: string;
 }
-
-/** The EventBridge pattern of the sentinel rule: `_error` / `_complete` created under the prefix. */
-export function sentinelPattern(bucket: string, prefix: string) {
-  const root = prefix ? `${prefix}/` : '';
-  return {
-    source: ['aws.s3'],
-    'detail-type': ['Object Created'],
-    detail: {
-      bucket: { name: [bucket] },
-      object: { key: [{ wildcard: `${root}*/_error` }, { wildcard: `${root}*/_complete` }] },
-    },
-  };
-}
-
-/** The EventBridge pattern of the remediation rule: transitions that need a diagnosis. */
-export const REMEDIATION_PATTERN = {
-  source: ['trainwatch'],
-  'detail-type': ['Training Run State Change'],
-  detail: { kind: ['transition'], state: ['FAILED', 'TIMED_OUT', 'STALLED'] },
-};
 
 async function ignoreExists(p: Promise<unknown>, ...names: string[]): Promise<void> {
   try {
@@ -123,7 +104,7 @@ export async function setupLocalQueues(config: Config, c: AwsClients, name: stri
   await c.events.send(
     new PutRuleCommand({
       Name: `${name}-sentinel`,
-      EventPattern: JSON.stringify(sentinelPattern(config.bucket, config.prefix)),
+      EventPattern: toEventBridgeJson(EventRules.sentinel(config.bucket, config.prefix)),
     }),
   );
   await c.events.send(
@@ -133,7 +114,7 @@ export async function setupLocalQueues(config: Config, c: AwsClients, name: stri
     new PutRuleCommand({
       Name: `${name}-remediation`,
       EventBusName: config.eventBus,
-      EventPattern: JSON.stringify(REMEDIATION_PATTERN),
+      EventPattern: toEventBridgeJson(EventRules.remediation()),
     }),
   );
   await c.events.send(

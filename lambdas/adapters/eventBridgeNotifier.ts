@@ -1,14 +1,10 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { Alert } from '../core/alert.js';
 import { DeliveryError } from '../core/errors.js';
+import { STATE_CHANGE } from '../core/eventRules.js';
 import type { Notifier } from '../core/ports.js';
 import { clip } from '../core/render/fields.js';
 import { awsDeliveryError, isTransientCode } from './awsDeliveryError.js';
-
-/** The `source` of every trainwatch event. */
-export const EVENT_SOURCE = 'trainwatch';
-/** The `detail-type` of every trainwatch event. */
-export const EVENT_DETAIL_TYPE = 'Training Run State Change';
 
 /**
  * The event detail: the alert itself, with `errorType` always present so rules can match `null`,
@@ -40,8 +36,8 @@ export class EventBridgeNotifier implements Notifier {
         new PutEventsCommand({
           Entries: [
             {
-              Source: EVENT_SOURCE,
-              DetailType: EVENT_DETAIL_TYPE,
+              Source: STATE_CHANGE.source,
+              DetailType: STATE_CHANGE.detailType,
               Detail: JSON.stringify(eventDetail(alert)),
               Time: Number.isFinite(alert.at) ? new Date(alert.at) : undefined,
               EventBusName: this.eventBusName,

@@ -3,6 +3,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { S3AttemptArchive } from '../adapters/s3AttemptArchive.js';
 import { SsmCommandRunner, type SsmCommandRunnerOptions } from '../adapters/ssmCommandRunner.js';
 import { type App, createApp } from '../app.js';
+import { REMEDIABLE_STATES } from '../core/eventRules.js';
 import { runIdProblem } from '../core/protocol/runId.js';
 import {
   type RemediationDeps,
@@ -13,7 +14,7 @@ import {
 import { ALL_STATES, type RunState } from '../core/states.js';
 
 const logger = new Logger({ serviceName: 'trainwatch' });
-const REMEDIABLE: ReadonlySet<string> = new Set(['FAILED', 'TIMED_OUT', 'STALLED']);
+const REMEDIABLE: ReadonlySet<string> = new Set(REMEDIABLE_STATES);
 let deps: RemediationDeps | undefined;
 
 /** Remediation's ports, from the app (its clients and stores) and the remediation settings. */

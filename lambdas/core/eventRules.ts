@@ -1,0 +1,44 @@
+/** What trainwatch puts on EventBridge for every transition. */
+export const STATE_CHANGE = { source: 'trainwatch', detailType: 'Training Run State Change' } as const;
+
+/** The states whose transition may call for a diagnosis or a restart. */
+export const REMEDIABLE_STATES = ['FAILED', 'TIMED_OUT', 'STALLED'] as const;
+
+/** An EventBridge pattern in CDK's shape (`detailType`); `toEventBridgeJson` gives the API's JSON. */
+export interface Pattern {
+  readonly source: string[];
+  readonly detailType: string[];
+  readonly detail: Record<string, unknown>;
+}
+
+/**
+ * The rules trainwatch relies on, defined once: the stack deploys them (lib/) and the local mode
+ * recreates them on the emulator (local/setup.ts), so both route exactly the same events.
+ */
+export const EventRules = {
+  /** `_error` / `_complete` created under the prefix: the sentinel evaluates that run at once. */
+  sentinel(bucket: string, prefix: string): Pattern {
+    const root = prefix ? `${prefix}/` : '';
+    return {
+      source: ['aws.s3'],
+      detailType: ['Object Created'],
+      detail: {
+        bucket: { name: [bucket] },
+        object: { key: [{ wildcard: `${root}*/_error` }, { wildcard: `${root}*/_complete` }] },
+      },
+    };
+  },
+  /** Transitions that need a diagnosis: the remediation function's trigger. */
+  remediation(): Pattern {
+    return {
+      source: [STATE_CHANGE.source],
+      detailType: [STATE_CHANGE.detailType],
+      detail: { kind: ['transition'], state: [...REMEDIABLE_STATES] },
+    };
+  },
+};
+
+/** The pattern as EventBridge's PutRule takes it. */
+export function toEventBridgeJson(p: Pattern): string {
+  return JSON.stringify({ source: p.source, 'detail-type': p.detailType, detail: p.detail });
+}
