@@ -21,6 +21,8 @@ export interface LocalOptions {
   readonly maxSeconds: number;
   readonly sweepEveryMs: number;
   readonly out: (line: string) => void;
+  /** Keep sweeping after the simulated runs settle (to watch your own script), until maxSeconds or Ctrl-C. */
+  readonly keepRunning?: boolean;
   /** Aborting (Ctrl-C) ends the run early and cleans up all the same. */
   readonly signal?: AbortSignal;
   /** Handles remediation events (an SQS batch of EventBridge events); absent: no remediation. */
@@ -188,7 +190,7 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
       }
       const settled = records.length === expectedRuns && records.every((r) => SETTLED.has(r.state));
       quietSweeps = settled && busy === 0 && report.transitions.length === 0 ? quietSweeps + 1 : 0;
-      if (quietSweeps >= 3) break;
+      if (quietSweeps >= 3 && !opts.keepRunning) break;
     }
     const final = [...(await app.states.loadAll()).values()];
     out(`\n${stamp()} done: ${slack.received.length} Slack alerts. Final state:\n${statusTable(final)}`);

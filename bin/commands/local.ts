@@ -7,7 +7,7 @@ import { runLocal } from '../../local/localMode.js';
 import { pythonExample } from '../../local/pythonExample.js';
 import { simulatedInstances } from '../../local/simulatedInstance.js';
 
-/** `trainwatch local [--max-seconds N] [--sweep-every S] [--no-python]`: the whole watchdog on the emulator. */
+/** `trainwatch local [--max-seconds N] [--sweep-every S] [--no-python] [--keep-running]`: the watchdog on the emulator. */
 export async function run(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -15,6 +15,7 @@ export async function run(args: string[]): Promise<number> {
       'max-seconds': { type: 'string' },
       'sweep-every': { type: 'string' },
       'no-python': { type: 'boolean' },
+      'keep-running': { type: 'boolean' },
     },
   });
   const maxSeconds = Number(values['max-seconds'] ?? 150);
@@ -29,6 +30,7 @@ export async function run(args: string[]): Promise<number> {
     sweepEveryMs: sweepEvery * 1000,
     out: (line) => console.log(line),
     signal: controller.signal,
+    keepRunning: values['keep-running'],
     remediate: (app: App, event) => {
       deps ??= remediationDeps(app);
       return handleRemediation(deps, event, Date.now);
