@@ -98,9 +98,7 @@ try {
     const usage = (o: Once) => ({
       s3List: c(o, 'S3.ListObjectsV2'),
       s3Get: c(o, 'S3.GetObject'),
-      ddbWru:
-        c(o, 'DynamoDB.TransactWriteItems') * 2 * (recordWru + 1) +
-        (c(o, 'DynamoDB.PutItem') + c(o, 'DynamoDB.UpdateItem')) * recordWru,
+      ddbWru: (c(o, 'DynamoDB.PutItem') + c(o, 'DynamoDB.UpdateItem')) * recordWru,
       ddbRru: (c(o, 'DynamoDB.Scan') ? o.bytes / 4096 / 2 : 0) + c(o, 'DynamoDB.GetItem'),
       lambdaSeconds: o.report.durationMs / 1000,
       memoryGb: MEMORY_GB,
@@ -200,11 +198,11 @@ try {
     ] as const;
     console.log(`targets: ${checks.map(([t, ok]) => `${ok ? 'PASS' : 'MISS'} ${t}`).join('; ')}`);
     console.log(
-      `DynamoDB capacity from measured item sizes: record ~${fmt(refresh.bytes / Math.max(1, refresh.items) / 1024, 2)} KB -> ${recordWru} WRU per write (transactions bill 2x); Scan ${fmt(refresh.bytes / 1024, 0)} KB -> ${fmt(refresh.bytes / 4096 / 2, 0)} RRU per sweep\n`,
+      `DynamoDB capacity from measured item sizes: record ~${fmt(refresh.bytes / Math.max(1, refresh.items) / 1024, 2)} KB per item -> ${recordWru} WRU per write; Scan ${fmt(refresh.bytes / 1024, 0)} KB -> ${fmt(refresh.bytes / 4096 / 2, 0)} RRU per sweep\n`,
     );
   }
   console.log(
-    `prices (us-east-1 list): S3 LIST $${PRICES.s3ListPer1k}/1k, GET/HEAD $${PRICES.s3GetPer1k}/1k; DynamoDB on-demand $${PRICES.ddbWritePerMillionWru}/M WRU, $${PRICES.ddbReadPerMillionRru}/M RRU; Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests. Wall times are on the emulator, not AWS.\n`,
+    `prices (us-east-1 list): S3 LIST $${PRICES.s3ListPer1k}/1k, GET/HEAD $${PRICES.s3GetPer1k}/1k; DynamoDB on-demand $${PRICES.ddbWritePerMillionWru}/M WRU, $${PRICES.ddbReadPerMillionRru}/M RRU; Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests. Wall times are the emulator's (its Scan and LIST are far slower than AWS's), so the Lambda share of the cost is an upper bound.\n`,
   );
 
   const latency = await sentinelLatency(emulator.endpoint, 25);
