@@ -18,13 +18,14 @@ export function planReads(run: RunFiles, known: RunRecord, now: number, t: Thres
   want('complete');
   if (want('error') && f.log) reads.add('log');
 
+  const firstLook = known.version === 0;
   // A restarting run's new heartbeats must be read: their attempt number says which process wrote them.
-  const isNew = known.version === 0 || known.state === 'RESTARTING';
+  const restarting = known.state === 'RESTARTING';
   const candidate = assess(run, known, now, t).state !== known.state;
   // A finding (invalid file, clock skew) clears only when its file is read again; the verdict it causes
   // is no transition, so without this a degraded run would never recover.
   const degraded = known.findings !== undefined;
-  if (isNew || candidate || degraded) {
+  if (firstLook || restarting || candidate || degraded) {
     want('metadata');
     want('progress');
   }
