@@ -6,7 +6,6 @@ import { Construct } from 'constructs';
 import { EventRules } from '../lambdas/core/eventRules.js';
 import { diagnoseDocument, restartDocument } from '../lambdas/ssm/documents.js';
 
-
 /** The two SSM Command documents this stack owns; remediation runs nothing else. */
 export class RemediationDocuments extends Construct {
   readonly diagnose: ssm.CfnDocument;
