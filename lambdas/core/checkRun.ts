@@ -40,6 +40,8 @@ export interface RunOutcome {
 }
 
 const BACKOFF_MAX_MS = 60 * 60_000;
+/** A run first seen when its newest file is older than this is recorded without an alert. */
+export const HISTORIC_AFTER_MS = 24 * 60 * 60_000;
 
 async function readFiles(runs: RunStore, run: RunFiles, plan: Set<RunFileName>): Promise<Reads> {
   const reads: Reads = {};
@@ -131,7 +133,11 @@ async function transition(
   now: number,
 ): Promise<RunOutcome> {
   const from = base.version === 0 ? undefined : base.state;
-  const alerting = alertsOn(from, verdict.state);
+  // A run first seen long after its last write (trainwatch deployed onto a bucket of old runs) is
+  // history, not news: it is recorded, with its history entry, but nobody is paged for it.
+  const newest = Math.max(run.firstSeenAt, ...Object.values(run.files).map((o) => o.lastModified));
+  const historic = from === undefined && now - newest > HISTORIC_AFTER_MS;
+  const alerting = alertsOn(from, verdict.state) && !historic;
   let draft = known;
   if (alerting && run.files.log && !('log' in reads)) {
     draft = observe(

@@ -159,6 +159,24 @@ describe('checkRun: transitions alert exactly once', () => {
     expect(h.slack.sent[0]!.reason).toMatch(/^never started/);
   });
 
+  it('records a run first seen a day after its last write without paging anyone (deploying onto old runs)', async () => {
+    const h = harness();
+    h.runs.put('r1', 'metadata', { run_id: 'r1' }, T0);
+    h.runs.put('r1', 'error', 'torch.OutOfMemoryError: CUDA out of memory', T0);
+    const out = await h.check(T0 + 25 * 60 * M);
+    expect(out).toMatchObject({ state: 'FAILED', transitioned: true, delivered: 0 });
+    expect(h.slack.sent).toEqual([]);
+    expect((await h.states.get('r1'))!.errorType).toBe('oom');
+  });
+
+  it('still alerts for a run first seen with a recent failure', async () => {
+    const h = harness();
+    h.runs.put('r1', 'metadata', { run_id: 'r1' }, T0);
+    h.runs.put('r1', 'error', 'torch.OutOfMemoryError: CUDA out of memory', T0 + 60 * M);
+    await h.check(T0 + 2 * 60 * M);
+    expect(h.slack.sent.map((a) => a.state)).toEqual(['FAILED']);
+  });
+
   it('a recovery alerts, with the state it recovered from', async () => {
     const h = await runningAtT0();
     await h.check(T0 + 11 * M);
