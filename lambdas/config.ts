@@ -1,5 +1,6 @@
 import { parseDuration } from './core/duration.js';
 import { ConfigError } from './core/errors.js';
+import { normalisePrefix } from './core/protocol/files.js';
 import type { Thresholds } from './core/thresholds.js';
 import { loadRemediationConfig, type RemediationConfig } from './remediationConfig.js';
 
@@ -77,14 +78,11 @@ function optional(env: Env, name: string): string | undefined {
 
 /** Parses and validates the configuration; throws ConfigError naming the first bad setting. */
 export function loadConfig(env: Env): Config {
-  const prefix = (env.TRAINWATCH_PREFIX?.trim() ?? 'training-runs').replace(/^\/+|\/+$/g, '');
-  if (!/^[A-Za-z0-9._\-/]*$/.test(prefix))
-    throw new ConfigError(
-      `TRAINWATCH_PREFIX=${JSON.stringify(prefix)} may hold only letters, digits, . _ - /`,
-      {
-        name: 'TRAINWATCH_PREFIX',
-      },
-    );
+  const { prefix, problem } = normalisePrefix(env.TRAINWATCH_PREFIX ?? 'training-runs');
+  if (problem)
+    throw new ConfigError(`TRAINWATCH_PREFIX=${JSON.stringify(prefix)} ${problem}`, {
+      name: 'TRAINWATCH_PREFIX',
+    });
   const topicArn = optional(env, 'TRAINWATCH_TOPIC_ARN');
   if (topicArn && !/^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]+$/.test(topicArn))
     throw new ConfigError(`TRAINWATCH_TOPIC_ARN=${JSON.stringify(topicArn)} is not an SNS topic ARN`, {

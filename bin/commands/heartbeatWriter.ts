@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ConfigError, TrainwatchError } from '../../lambdas/core/errors.js';
-import { MAX_TEXT_BYTES, RunFile, type RunFileName } from '../../lambdas/core/protocol/files.js';
+import { runKey } from '../../lambdas/core/listing.js';
+import {
+  MAX_TEXT_BYTES,
+  normalisePrefix,
+  RunFile,
+  type RunFileName,
+} from '../../lambdas/core/protocol/files.js';
 import { runIdProblem } from '../../lambdas/core/protocol/runId.js';
 import { MetadataSchema } from '../../lambdas/core/protocol/schemas.js';
 
@@ -58,16 +64,15 @@ export class RunFileWriter {
       ? runIdProblem(runId)
       : 'a run id is required: pass --run-id or set TRAINWATCH_RUN_ID';
     if (problem) throw new ConfigError(problem);
-    const prefix = (values.prefix ?? env.TRAINWATCH_PREFIX ?? 'training-runs')
-      .trim()
-      .replace(/^\/+|\/+$/g, '');
-    if (!/^[A-Za-z0-9._\-/]*$/.test(prefix))
-      throw new ConfigError(`prefix ${JSON.stringify(prefix)} may hold only letters, digits, . _ - /`);
+    const { prefix, problem: prefixProblem } = normalisePrefix(
+      values.prefix ?? env.TRAINWATCH_PREFIX ?? 'training-runs',
+    );
+    if (prefixProblem) throw new ConfigError(`prefix ${JSON.stringify(prefix)} ${prefixProblem}`);
     return new RunFileWriter(bucket, prefix, runId, s3 ?? defaultS3(env));
   }
 
   key(file: RunFileName): string {
-    return `${this.prefix ? `${this.prefix}/` : ''}${this.runId}/${RunFile[file]}`;
+    return runKey(this.prefix, this.runId, RunFile[file]);
   }
 
   async put(file: RunFileName, body: string | Uint8Array, contentType: string): Promise<void> {

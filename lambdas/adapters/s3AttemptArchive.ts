@@ -1,7 +1,7 @@
 import { CopyObjectCommand, DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { runKey } from '../core/listing.js';
 import type { AttemptArchive } from '../core/ports.js';
 import { ATTEMPTS_DIR, RunFile, type RunFileName } from '../core/protocol/files.js';
-import { assertRunId } from '../core/protocol/runId.js';
 
 function missing(e: unknown): boolean {
   const name = (e as { name?: string })?.name;
@@ -14,22 +14,17 @@ function missing(e: unknown): boolean {
 
 /** Archives an attempt's files in S3: copy to `{run}/attempts/{n}/{file}`, then delete the original. */
 export class S3AttemptArchive implements AttemptArchive {
-  private readonly root: string;
-
   constructor(
     private readonly bucket: string,
-    prefix: string,
+    private readonly prefix: string,
     private readonly s3: S3Client = new S3Client({}),
-  ) {
-    this.root = prefix ? `${prefix}/` : '';
-  }
+  ) {}
 
   async archive(runId: string, attempt: number, files: readonly RunFileName[]): Promise<string[]> {
-    const base = `${this.root}${assertRunId(runId)}/`;
     const written: string[] = [];
     for (const file of files) {
-      const from = `${base}${RunFile[file]}`;
-      const to = `${base}${ATTEMPTS_DIR}${attempt}/${RunFile[file]}`;
+      const from = runKey(this.prefix, runId, RunFile[file]);
+      const to = runKey(this.prefix, runId, `${ATTEMPTS_DIR}${attempt}/${RunFile[file]}`);
       try {
         await this.s3.send(
           new CopyObjectCommand({

@@ -5,10 +5,9 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { type RunFiles, RunGrouper } from '../core/listing.js';
+import { type RunFiles, RunGrouper, runKey } from '../core/listing.js';
 import type { RunStore } from '../core/ports.js';
 import { RunFile, type RunFileName } from '../core/protocol/files.js';
-import { assertRunId } from '../core/protocol/runId.js';
 
 /** Heartbeats in S3: runs discovered with LIST pages (no GET per healthy run), bodies read on demand. */
 export class S3RunStore implements RunStore {
@@ -49,12 +48,12 @@ export class S3RunStore implements RunStore {
   }
 
   async listRun(runId: string): Promise<RunFiles | undefined> {
-    const grouper = await this.list(`${this.root}${assertRunId(runId)}/`);
+    const grouper = await this.list(runKey(this.prefix, runId));
     return grouper.result()[0];
   }
 
   async read(runId: string, file: RunFileName, tailBytes?: number): Promise<Uint8Array | undefined> {
-    const key = `${this.root}${assertRunId(runId)}/${RunFile[file]}`;
+    const key = runKey(this.prefix, runId, RunFile[file]);
     try {
       const res = await this.s3.send(
         new GetObjectCommand({

@@ -1,5 +1,5 @@
 import { ATTEMPTS_DIR, type RunFileName, runFileOf } from './protocol/files.js';
-import { runIdProblem } from './protocol/runId.js';
+import { assertRunId, runIdProblem } from './protocol/runId.js';
 
 /** One S3 object as a LIST page returns it; `lastModified` is the server's clock (epoch ms). */
 export interface ObjectInfo {
@@ -23,6 +23,20 @@ export interface IgnoredKey {
   readonly problem: string;
 }
 
+/** `{prefix}/{run_id}/{path}` → its run id (maybe invalid) and path; undefined outside the prefix or directly under it. */
+export function splitRunKey(prefix: string, key: string): { runId: string; path: string } | undefined {
+  const root = prefix ? `${prefix.replace(/\/+$/, '')}/` : '';
+  if (!key.startsWith(root)) return undefined;
+  const rest = key.slice(root.length);
+  const slash = rest.indexOf('/');
+  return slash < 0 ? undefined : { runId: rest.slice(0, slash), path: rest.slice(slash + 1) };
+}
+
+/** The key of `path` in a run's folder, `{prefix}/{run_id}/{path}`: the inverse of splitRunKey. */
+export function runKey(prefix: string, runId: string, path = ''): string {
+  return `${prefix ? `${prefix.replace(/\/+$/, '')}/` : ''}${assertRunId(runId)}/${path}`;
+}
+
 /** Groups listed objects by run. Pure: the S3 adapter feeds it pages; the sentinel feeds it one run. */
 export class RunGrouper {
   private readonly runs = new Map<
@@ -30,19 +44,13 @@ export class RunGrouper {
     { files: Partial<Record<RunFileName, ObjectInfo>>; firstSeenAt: number }
   >();
   readonly ignored: IgnoredKey[] = [];
-  private readonly root: string;
 
-  constructor(prefix: string) {
-    this.root = prefix ? `${prefix.replace(/\/+$/, '')}/` : '';
-  }
+  constructor(private readonly prefix: string) {}
 
   add(obj: ObjectInfo): void {
-    if (!obj.key.startsWith(this.root)) return;
-    const rest = obj.key.slice(this.root.length);
-    const slash = rest.indexOf('/');
-    if (slash < 0) return; // a file directly under the prefix belongs to no run
-    const runId = rest.slice(0, slash);
-    const path = rest.slice(slash + 1);
+    const split = splitRunKey(this.prefix, obj.key);
+    if (!split) return; // outside the prefix, or directly under it: no run's file
+    const { runId, path } = split;
     const problem = runIdProblem(runId);
     if (problem) {
       if (this.ignored.length < 100) this.ignored.push({ key: obj.key, problem });

@@ -32,12 +32,3 @@ function safeJson(text: string): unknown {
     return undefined;
   }
 }
-
-/** The run id of a key `{prefix}/{run_id}/...`, or undefined when it is not under the prefix. */
-export function runIdOfKey(prefix: string, key: string): string | undefined {
-  const root = prefix ? `${prefix}/` : '';
-  if (!key.startsWith(root)) return undefined;
-  const rest = key.slice(root.length);
-  const slash = rest.indexOf('/');
-  return slash > 0 ? rest.slice(0, slash) : undefined;
-}

@@ -1,9 +1,10 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { type App, createApp } from '../app.js';
 import { checkRun } from '../core/checkRun.js';
+import { splitRunKey } from '../core/listing.js';
 import { runIdProblem } from '../core/protocol/runId.js';
 import { type SweepSummary, summarise } from '../core/sweep.js';
-import { objectKeys, runIdOfKey } from './s3Events.js';
+import { objectKeys } from './s3Events.js';
 
 const logger = new Logger({ serviceName: 'trainwatch' });
 let app: App | undefined;
@@ -14,7 +15,7 @@ export async function evaluateSentinels(a: App, event: unknown, now: number): Pr
   for (const problem of invalid) logger.warn('ignored event', { problem });
   const runIds = new Set<string>();
   for (const { bucket, key } of keys) {
-    const runId = bucket === a.config.bucket ? runIdOfKey(a.config.prefix, key) : undefined;
+    const runId = bucket === a.config.bucket ? splitRunKey(a.config.prefix, key)?.runId : undefined;
     if (runId && !runIdProblem(runId)) runIds.add(runId);
     else logger.warn('ignored key outside the watched prefix', { bucket, key });
   }

@@ -113,3 +113,22 @@ describe('RunGrouper', () => {
     expect(g.result()[0]!.files.progress?.key).toBe('ml/team-a/runs/r/progress.json');
   });
 });
+
+describe('runKey and splitRunKey', () => {
+  it('are inverses under a prefix and at the bucket root', async () => {
+    const { runKey, splitRunKey } = await import('../../lambdas/core/listing.js');
+    for (const prefix of ['training-runs', 'a/b', 'training-runs/', '']) {
+      const key = runKey(prefix, 'run-1', 'logs/training_log_latest.txt');
+      expect(splitRunKey(prefix, key)).toEqual({ runId: 'run-1', path: 'logs/training_log_latest.txt' });
+    }
+    expect(runKey('p', 'run-1')).toBe('p/run-1/');
+    expect(splitRunKey('p', 'other/run-1/x')).toBeUndefined();
+    expect(splitRunKey('p', 'p/file-directly-under-prefix')).toBeUndefined();
+  });
+
+  it('runKey refuses an invalid run id rather than build a path from it', async () => {
+    const { runKey } = await import('../../lambdas/core/listing.js');
+    expect(() => runKey('p', '..')).toThrow(/run id/);
+    expect(() => runKey('p', 'a/b')).toThrow(/run id/);
+  });
+});

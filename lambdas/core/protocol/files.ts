@@ -25,3 +25,11 @@ export const ATTEMPTS_DIR = 'attempts/';
 export const MAX_JSON_BYTES = 256 * 1024;
 /** How much of `_error` and of the log tail we read (the end matters most). */
 export const MAX_TEXT_BYTES = 64 * 1024;
+
+/** `/training-runs/` → `training-runs`, and what is wrong with it if it holds a character a key prefix may not. */
+export function normalisePrefix(raw: string): { prefix: string; problem?: string } {
+  const prefix = raw.trim().replace(/^\/+|\/+$/g, '');
+  return /^[A-Za-z0-9._\-/]*$/.test(prefix)
+    ? { prefix }
+    : { prefix, problem: 'may hold only letters, digits, . _ - /' };
+}
