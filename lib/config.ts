@@ -5,8 +5,9 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { parseDuration } from '../lambdas/core/duration.js';
 import { ConfigError } from '../lambdas/core/errors.js';
-import { DEFAULTS, PROFILES, RESTART_PRESETS } from './defaults.js';
+import { DEFAULTS } from './defaults.js';
 import { EMAIL } from './resolve.js';
+import { fileFields } from './settings/index.js';
 
 const duration = z
   .string()
@@ -22,9 +23,14 @@ export function scheduleMinutes(text: string): number | undefined {
   return Number.isInteger(m) && m >= 1 && m <= 60 ? m : undefined;
 }
 
+const reserved = z.number().int().min(1).max(1000);
+
 const RETENTION_DAYS = Object.values(logs.RetentionDays).filter((v): v is number => typeof v === 'number');
 
-/** The typed configuration of one deployment (cdk.json context `trainwatch`, or a JSON/YAML file). */
+/**
+ * The typed configuration of one deployment (cdk.json context `trainwatch`, or a JSON/YAML file). The
+ * runtime settings come from the registry (`fileFields`); the rest are the stack's own.
+ */
 export const TrainwatchConfigSchema = z.strictObject({
   stackName: z
     .string()
@@ -44,7 +50,7 @@ export const TrainwatchConfigSchema = z.strictObject({
       enableEventBridge: z.boolean().default(true),
     })
     .optional(),
-  prefix: z.string().default(DEFAULTS.prefix),
+  ...fileFields(''),
   schedule: z
     .string()
     .default(`${DEFAULTS.scheduleMinutes}m`)
@@ -52,22 +58,11 @@ export const TrainwatchConfigSchema = z.strictObject({
       (s) => scheduleMinutes(s) !== undefined,
       'must be whole minutes from 1 to 60: "1m", "5m" or "rate(5 minutes)"',
     ),
-  thresholds: z
-    .strictObject({
-      staleAfter: duration.default(DEFAULTS.staleAfter),
-      stallAfter: duration.default(DEFAULTS.stallAfter),
-      startupGrace: duration.default(DEFAULTS.startupGrace),
-      phaseStaleAfter: z
-        .record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'phase names are letters, digits, _ and -'), duration)
-        .default({ ...DEFAULTS.phaseStaleAfter }),
-      remindEvery: duration.optional(),
-    })
-    .prefault({}),
+  thresholds: z.strictObject(fileFields('thresholds')).prefault({}),
   alerts: z
     .strictObject({
       emails: z.array(z.string().regex(EMAIL, 'is not an email address')).default([]),
-      /** '' turns Slack off. */
-      slackWebhookParameter: z.string().default(DEFAULTS.slackWebhookParameterName),
+      ...fileFields('alerts'),
       slackWebhookKeyArn: z
         .string()
         .regex(/^arn:aws[\w-]*:kms:/, 'is not a KMS key ARN')
@@ -82,53 +77,8 @@ export const TrainwatchConfigSchema = z.strictObject({
       message: 'no alert channel: add an address to alerts.emails or set alerts.slackWebhookParameter',
       path: ['emails'],
     }),
-  profile: z
-    .union([
-      z
-        .string()
-        .refine(
-          (p) => PROFILES.includes(p),
-          `must be one of ${PROFILES.join(', ')}, or a custom profile object`,
-        ),
-      z.record(z.string(), z.unknown()),
-    ])
-    .default(DEFAULTS.profile),
   remediation: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      restartPolicy: z
-        .union([
-          z
-            .string()
-            .refine(
-              (p) => RESTART_PRESETS.includes(p),
-              `must be one of ${RESTART_PRESETS.join(', ')}, or a policy object`,
-            ),
-          z.record(z.string(), z.unknown()),
-        ])
-        .default(DEFAULTS.restartPolicy),
-      restartCommands: z
-        .record(
-          z.string(),
-          z.union([
-            z.string().min(1, 'is empty'),
-            z.strictObject({
-              command: z.string().min(1, 'is empty'),
-              process_pattern: z.string().optional(),
-              user: z.string().optional(),
-            }),
-          ]),
-        )
-        .default({}),
-      managedTag: z
-        .string()
-        .regex(
-          /^(?!aws:)[^=]+=[^=]*$/,
-          'must be key=value (e.g. trainwatch:managed=true), key not starting with aws:',
-        )
-        .default(`${DEFAULTS.managedTag.key}=${DEFAULTS.managedTag.value}`),
-      ssmOutputPrefix: z.string().default(DEFAULTS.ssmOutputPrefix),
-    })
+    .strictObject({ enabled: z.boolean().default(true), ...fileFields('remediation') })
     .prefault({}),
   removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
   retention: z
@@ -141,14 +91,37 @@ export const TrainwatchConfigSchema = z.strictObject({
         )
         .default(DEFAULTS.logRetentionDays),
       runsDays: z.number().int().min(0).max(3650).default(DEFAULTS.runRetentionDays),
-      historyDays: z.number().int().min(1).max(3650).default(DEFAULTS.historyTtlDays),
+      ...fileFields('retention'),
     })
     .prefault({}),
-  concurrency: z.number().int().min(1).max(256).default(DEFAULTS.concurrency),
   sweep: z
     .strictObject({
       memoryMb: z.number().int().min(128).max(10240).default(DEFAULTS.sweepMemoryMb),
       timeout: duration.default(`${DEFAULTS.sweepTimeoutSeconds}s`),
+    })
+    .prefault({}),
+  reservedConcurrency: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        sweep: reserved.default(DEFAULTS.reservedConcurrency.sweep),
+        sentinel: reserved.default(DEFAULTS.reservedConcurrency.sentinel),
+        remediate: reserved.default(DEFAULTS.reservedConcurrency.remediate),
+      }),
+    ])
+    .prefault({}),
+  accessLogs: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      bucketName: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'is not an S3 bucket name')
+        .optional(),
+    })
+    .prefault({}),
+  encryption: z
+    .strictObject({
+      customerManagedKey: z.boolean().default(false),
     })
     .prefault({}),
   tags: z.record(z.string(), z.string()).default({}),

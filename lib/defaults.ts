@@ -1,29 +1,25 @@
 import { BUILTIN_PROFILES } from '../lambdas/core/classify/index.js';
 import { POLICY_PRESETS } from '../lambdas/core/policy/index.js';
 
-/** Every default of the construct in one place; props override them, the README quotes them. */
+/**
+ * The defaults of the stack's own settings; props override them, the README quotes them. The runtime
+ * settings' defaults live with their definitions (lambdas/settings/registry.ts).
+ */
 export const DEFAULTS = {
-  prefix: 'training-runs',
   scheduleMinutes: 1,
-  staleAfter: '10m',
-  stallAfter: '30m',
-  startupGrace: '15m',
-  phaseStaleAfter: { setup: '30m', checkpointing: '30m' } as Readonly<Record<string, string>>,
-  slackWebhookParameterName: '/trainwatch/slack-webhook-url',
-  profile: 'production',
-  restartPolicy: 'none',
-  managedTag: { key: 'trainwatch:managed', value: 'true' },
-  ssmOutputPrefix: 'trainwatch-ssm-output',
-  historyTtlDays: 90,
   runRetentionDays: 90,
   logRetentionDays: 30,
-  concurrency: 16,
   sweepMemoryMb: 512,
   sweepTimeoutSeconds: 120,
   sentinelMemoryMb: 256,
   sentinelTimeoutSeconds: 30,
   remediateMemoryMb: 256,
   remediateTimeoutSeconds: 300,
+  /**
+   * Each function's reserved concurrency: a flood of S3 events or a bug cannot take the account's
+   * concurrency. One sweep a minute needs one (two while a slow one overlaps the next tick).
+   */
+  reservedConcurrency: { sweep: 2, sentinel: 10, remediate: 5 },
 } as const;
 
 /** Classification profiles the runtime ships (one source of truth: lambdas/core/classify). */

@@ -18,6 +18,8 @@ export interface RunResources {
   readonly bus: events.IEventBus;
   readonly slackParameterName?: string;
   readonly slackKey?: kms.IKey;
+  /** The table's customer-managed key, when it has one. */
+  readonly tableKey?: kms.IKey;
 }
 
 const PER_RUN_KEYS =
@@ -63,6 +65,23 @@ export function grantWatchdog(role: iam.Role, r: RunResources): void {
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({ sid: 'RunState', actions: TABLE_ACTIONS, resources: [r.table.tableArn] }),
   );
+  // What DynamoDB asks of a caller of a table under a customer key, and only through DynamoDB.
+  if (r.tableKey)
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'RunStateKey',
+        actions: [
+          'kms:Decrypt',
+          'kms:DescribeKey',
+          'kms:Encrypt',
+          'kms:GenerateDataKey',
+          'kms:ReEncryptFrom',
+          'kms:ReEncryptTo',
+        ],
+        resources: [r.tableKey.keyArn],
+        conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Stack.of(role).region}.amazonaws.com` } },
+      }),
+    );
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       sid: 'PublishAlerts',
@@ -70,6 +89,7 @@ export function grantWatchdog(role: iam.Role, r: RunResources): void {
       resources: [r.topic.topicArn],
     }),
   );
+  // The same key encrypts the dead-letter queue: failed invocations reach it with this grant.
   if (r.topicKey)
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({

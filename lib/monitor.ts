@@ -5,9 +5,11 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { EventRules } from '../lambdas/core/eventRules.js';
 import { WatchdogAlarms } from './alarms.js';
@@ -21,7 +23,15 @@ import type { TrainingRunMonitorProps } from './props.js';
 import { RemediationDocuments, remediationRule } from './remediation.js';
 import { type ResolvedProps, resolveProps } from './resolve.js';
 import { checkRuntimeConfig } from './runtimeCheck.js';
-import { createBucket, createBus, createDeadLetterQueue, createTable, createTopic } from './storage.js';
+import {
+  createAccessLogBucket,
+  createBucket,
+  createBus,
+  createDataKey,
+  createDeadLetterQueue,
+  createTable,
+  createTopic,
+} from './storage.js';
 
 /** The id aws-cdk-lib gives its singleton S3 bucket-notifications handler. */
 const NOTIFICATIONS_HANDLER_ID = 'BucketNotificationsHandler050a0587b7544547bf325f094a3db834';
@@ -40,6 +50,10 @@ export class TrainingRunMonitor extends Construct {
   readonly topicKey: kms.Key;
   readonly eventBus: events.IEventBus;
   readonly deadLetterQueue: sqs.Queue;
+  /** The customer-managed key of the table and the log groups, when `customerManagedKey` is on. */
+  readonly dataKey?: kms.Key;
+  /** Where the created heartbeat bucket's server access logs go, when `serverAccessLogs` is on. */
+  readonly accessLogBucket?: s3.IBucket;
   readonly sweep: WatchdogFunction;
   readonly sentinel: WatchdogFunction;
   readonly remediate?: WatchdogFunction;
@@ -51,22 +65,37 @@ export class TrainingRunMonitor extends Construct {
 
   constructor(scope: Construct, id: string, props: TrainingRunMonitorProps = {}) {
     super(scope, id);
+    // Access logs are delivered under a bucket policy, never an ACL (the buckets enforce bucket-owner objects).
+    this.node.setContext(S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
     const s = resolveProps(props);
     this.settings = s;
 
+    this.dataKey = s.customerManagedKey ? createDataKey(this, s.removalPolicy) : undefined;
+    this.accessLogBucket =
+      s.serverAccessLogs === true
+        ? createAccessLogBucket(this, {
+            removalPolicy: s.removalPolicy,
+            retention: Duration.days(s.logRetention === logs.RetentionDays.INFINITE ? 3650 : s.logRetention),
+          })
+        : s.serverAccessLogs || undefined;
     this.bucket =
       props.bucket ??
-      createBucket(this, { prefix: s.prefix, runRetention: s.runRetention, removalPolicy: s.removalPolicy });
+      createBucket(this, {
+        prefix: s.prefix,
+        runRetention: s.runRetention,
+        removalPolicy: s.removalPolicy,
+        accessLogs: this.accessLogBucket,
+      });
     if (props.bucket && (props.enableBucketEventBridge ?? true)) {
       props.bucket.enableEventBridgeNotification();
       this.acknowledgeNotificationsHandler();
     }
-    this.table = createTable(this, s.removalPolicy);
+    this.table = createTable(this, s.removalPolicy, this.dataKey);
     const { topic, key } = createTopic(this, { emails: s.alertEmails, removalPolicy: s.removalPolicy });
     this.topic = topic;
     this.topicKey = key;
     this.eventBus = props.eventBus ?? createBus(this);
-    this.deadLetterQueue = createDeadLetterQueue(this);
+    this.deadLetterQueue = createDeadLetterQueue(this, key);
 
     const resources: RunResources = {
       bucket: this.bucket,
@@ -77,30 +106,24 @@ export class TrainingRunMonitor extends Construct {
       bus: this.eventBus,
       slackParameterName: s.slackWebhookParameterName,
       slackKey: props.slackWebhookKey,
+      tableKey: this.dataKey,
     };
-    const environment = commonEnvironment({
+    const wiring = {
       bucket: this.bucket.bucketName,
-      prefix: s.prefix,
       table: this.table.tableName,
       topicArn: this.topic.topicArn,
       eventBus: this.eventBus.eventBusName,
-      slackWebhookParam: s.slackWebhookParameterName,
-      staleAfter: s.staleAfter,
-      stallAfter: s.stallAfter,
-      startupGrace: s.startupGrace,
-      phaseStaleAfter: s.phaseStaleAfter,
-      remindEvery: s.remindEvery,
-      historyTtlDays: s.historyTtlDays,
-      concurrency: s.concurrency,
-      profile: s.profile,
-    });
+    };
+    const environment = commonEnvironment(wiring, s);
     checkRuntimeConfig('sweep and sentinel', environment);
     const common = {
       environment,
       logRetention: s.logRetention,
       removalPolicy: s.removalPolicy,
       deadLetterQueue: this.deadLetterQueue,
+      logKey: this.dataKey,
     };
+    const reserved = s.reservedConcurrency;
 
     this.sweep = new WatchdogFunction(this, 'Sweep', {
       ...common,
@@ -111,6 +134,7 @@ export class TrainingRunMonitor extends Construct {
       // The next tick sweeps again; a retried stale sweep would only repeat it.
       retryAttempts: 0,
       maxEventAge: Duration.seconds(Math.max(60, s.schedule.toSeconds())),
+      reservedConcurrency: reserved?.sweep,
     });
     grantWatchdog(this.sweep.role, resources);
     new events.Rule(this, 'SweepSchedule', {
@@ -132,6 +156,7 @@ export class TrainingRunMonitor extends Construct {
       memorySize: DEFAULTS.sentinelMemoryMb,
       timeout: Duration.seconds(DEFAULTS.sentinelTimeoutSeconds),
       retryAttempts: 2,
+      reservedConcurrency: reserved?.sentinel,
     });
     grantWatchdog(this.sentinel.role, resources);
     new events.Rule(this, 'SentinelRule', {
@@ -152,7 +177,7 @@ export class TrainingRunMonitor extends Construct {
       const [diagnoseDocument, restartDocument] = this.documents.names as [string, string];
       const remediateEnv = {
         ...environment,
-        ...remediationEnvironment({ ...rem, diagnoseDocument, restartDocument }),
+        ...remediationEnvironment({ diagnose: diagnoseDocument, restart: restartDocument }, s),
       };
       checkRuntimeConfig('remediate', remediateEnv);
       this.remediate = new WatchdogFunction(this, 'Remediate', {
@@ -164,6 +189,7 @@ export class TrainingRunMonitor extends Construct {
         memorySize: DEFAULTS.remediateMemoryMb,
         timeout: Duration.seconds(DEFAULTS.remediateTimeoutSeconds),
         retryAttempts: 1,
+        reservedConcurrency: reserved?.remediate,
       });
       grantWatchdog(this.remediate.role, resources);
       grantRemediation(this.remediate.role, {

@@ -1,4 +1,4 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import type { IConstruct } from 'constructs';
@@ -6,6 +6,21 @@ import type { IConstruct } from 'constructs';
 /** Acknowledges one cdk-nag finding (a rule id, or a rule id with its `[finding]`) with its reason. */
 export function acknowledge(scope: IConstruct, id: string, reason: string): void {
   Validations.of(scope).acknowledge({ id, reason });
+}
+
+/**
+ * Records an accepted checkov finding on a resource (`Metadata.checkov.skip`), with its reason, so that
+ * a scan of the template reports it as skipped, not failed (README, "IaC scanner findings").
+ */
+export function checkovSkip(scope: IConstruct, id: string, comment: string): void {
+  const resource = scope instanceof CfnResource ? scope : scope.node.defaultChild;
+  if (!(resource instanceof CfnResource))
+    throw new Error(`checkovSkip: ${scope.node.path} has no CfnResource`);
+  const metadata = (resource.getMetadata('checkov') ?? { skip: [] }) as {
+    skip: { id: string; comment: string }[];
+  };
+  metadata.skip.push({ id, comment });
+  resource.addMetadata('checkov', metadata);
 }
 
 /**

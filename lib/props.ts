@@ -4,80 +4,43 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type { SETTINGS } from '../lambdas/settings/index.js';
+import type { ManagedTag, PropsOf, RestartCommand } from './settings/index.js';
 
-/** When a run counts as stale, stalled or late, and how often to remind. */
-export interface ThresholdProps {
-  /**
-   * A heartbeat older than this is stale (one stale: WARNING, both: TIMED_OUT).
-   * @default Duration.minutes(10)
-   */
-  readonly staleAfter?: Duration;
-  /**
-   * `step` not advancing for this long while heartbeats are fresh: STALLED.
-   * @default Duration.minutes(30)
-   */
-  readonly stallAfter?: Duration;
-  /**
-   * How long a new run prefix may go without any heartbeat before it is TIMED_OUT.
-   * @default Duration.minutes(15)
-   */
-  readonly startupGrace?: Duration;
-  /**
-   * Longer stale thresholds while the run reports a phase (e.g. a long checkpoint write).
-   * @default { setup: 30 min, checkpointing: 30 min }
-   */
-  readonly phaseStaleAfter?: Readonly<Record<string, Duration>>;
-  /**
-   * Re-alert this often while a run stays unhealthy.
-   * @default - never: one alert per transition
-   */
-  readonly remindEvery?: Duration;
-}
+type Settings = typeof SETTINGS;
 
-/** The instance tag that allows remediation: SSM commands go only to instances that carry it. */
-export interface ManagedTag {
-  readonly key: string;
-  readonly value: string;
-}
+/**
+ * When a run counts as stale, stalled or late, and how often to remind. Each prop, its TSDoc and its
+ * default come from `SETTINGS.thresholds` (lambdas/settings/registry.ts).
+ */
+export interface ThresholdProps extends PropsOf<Settings['thresholds']> {}
 
-/** How to restart one job: the command line, or the command with how to find and run the process. */
-export type RestartCommand =
-  | string
-  | { readonly command: string; readonly process_pattern?: string; readonly user?: string };
+export type { ManagedTag, RestartCommand };
 
-/** Diagnosis and restart of training instances with SSM Run Command. */
-export interface RemediationProps {
+/** Diagnosis and restart of training instances with SSM Run Command (settings: `SETTINGS.remediation`). */
+export interface RemediationProps extends PropsOf<Settings['remediation']> {
   /**
    * Deploy the remediation function, its rule and the two SSM documents.
    * @default true (the default restart policy `none` still only diagnoses, never restarts)
    */
   readonly enabled?: boolean;
-  /**
-   * Restart policy: a preset (`none`, `transient`, `aggressive`, `conservative`) or a policy object
-   * (see the README, "Deploy to your AWS account").
-   * @default 'none'
-   */
-  readonly restartPolicy?: string | Readonly<Record<string, unknown>>;
-  /**
-   * The command that resumes a job from its latest checkpoint, by `job_name`; key `*` is the fallback.
-   * A string, or `{ command, process_pattern?, user? }`. A program and its arguments, no shell syntax.
-   * @default {} (no restart command: restarts are skipped with a reason)
-   */
-  readonly restartCommands?: Readonly<Record<string, RestartCommand>>;
-  /**
-   * Only instances with this tag may receive `ssm:SendCommand` from the stack.
-   * @default { key: 'trainwatch:managed', value: 'true' }
-   */
-  readonly managedTag?: ManagedTag;
-  /**
-   * Key prefix in the heartbeat bucket where SSM writes full command output.
-   * @default 'trainwatch-ssm-output'
-   */
-  readonly ssmOutputPrefix?: string;
 }
 
+/** Reserved concurrency of each function; see {@link TrainingRunMonitorProps.reservedConcurrency}. */
+export interface ReservedConcurrencyProps {
+  /** @default 2 */
+  readonly sweep?: number;
+  /** @default 10 */
+  readonly sentinel?: number;
+  /** @default 5 */
+  readonly remediate?: number;
+}
+
+/** The runtime settings at the top level of the props (`prefix`, `profile`, `concurrency`, …). */
+export interface TopLevelSettingProps extends PropsOf<Omit<Settings, 'thresholds' | 'remediation'>> {}
+
 /** Properties of {@link TrainingRunMonitor}; every one is optional. */
-export interface TrainingRunMonitorProps {
+export interface TrainingRunMonitorProps extends TopLevelSettingProps {
   /**
    * An existing bucket that training scripts already write to.
    * @default - a new bucket: SSE-S3, TLS only, public access blocked, versioned, lifecycle on old runs
@@ -90,23 +53,12 @@ export interface TrainingRunMonitorProps {
    */
   readonly enableBucketEventBridge?: boolean;
   /**
-   * Key prefix of the runs: `s3://{bucket}/{prefix}/{run_id}/`.
-   * @default 'training-runs'
-   */
-  readonly prefix?: string;
-  /**
    * How often the sweep runs: whole minutes from 1 to 60.
    * @default Duration.minutes(1)
    */
   readonly schedule?: Duration;
   /** @default - see {@link ThresholdProps} */
   readonly thresholds?: ThresholdProps;
-  /**
-   * Name of the SSM parameter (String or SecureString) holding the Slack incoming-webhook URL; the stack
-   * reads it, never creates it. Empty string: no Slack.
-   * @default '/trainwatch/slack-webhook-url'
-   */
-  readonly slackWebhookParameterName?: string;
   /**
    * The customer-managed KMS key of that parameter, if it is not the default `aws/ssm` key.
    * @default - the `aws/ssm` key, whose key policy already lets account principals decrypt via SSM
@@ -127,12 +79,6 @@ export interface TrainingRunMonitorProps {
    * @default - a new event bus
    */
   readonly eventBus?: events.IEventBus;
-  /**
-   * Default classification profile for runs that set none: a built-in name (`basic`, `nccl`, `stall`,
-   * `production`) or a custom profile object (`{ name, extends, disable, signals }`).
-   * @default 'production'
-   */
-  readonly profile?: string | Readonly<Record<string, unknown>>;
   /** @default - see {@link RemediationProps} */
   readonly remediation?: RemediationProps;
   /**
@@ -152,16 +98,6 @@ export interface TrainingRunMonitorProps {
    */
   readonly runRetention?: Duration;
   /**
-   * How long transition history stays in DynamoDB (TTL).
-   * @default Duration.days(90)
-   */
-  readonly historyTtl?: Duration;
-  /**
-   * How many runs one sweep evaluates in parallel.
-   * @default 16
-   */
-  readonly concurrency?: number;
-  /**
    * Memory of the sweep function (it may evaluate 10,000 runs per tick).
    * @default 512
    */
@@ -171,4 +107,23 @@ export interface TrainingRunMonitorProps {
    * @default Duration.minutes(2)
    */
   readonly sweepTimeout?: Duration;
+  /**
+   * Reserved concurrency of each function: a flood of S3 events or a bug cannot take the account's
+   * Lambda concurrency, and the watchdog always has its own. `false`: no reservation (an account whose
+   * concurrency quota is still the new-account 10 cannot reserve any).
+   * @default { sweep: 2, sentinel: 10, remediate: 5 }
+   */
+  readonly reservedConcurrency?: ReservedConcurrencyProps | false;
+  /**
+   * S3 server access logs of the created heartbeat bucket (every heartbeat PUT, one a minute per run).
+   * `true` creates a log bucket; or give one. An imported heartbeat bucket keeps its own settings.
+   * @default false
+   */
+  readonly serverAccessLogs?: boolean | s3.IBucket;
+  /**
+   * Encrypt the state table and the functions' log groups with a customer-managed KMS key (rotated
+   * yearly, about 1 USD a month), instead of AWS-owned keys. `true` creates one.
+   * @default false
+   */
+  readonly customerManagedKey?: boolean;
 }

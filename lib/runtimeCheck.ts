@@ -1,21 +1,7 @@
 import { Token } from 'aws-cdk-lib';
 import { loadConfig } from '../lambdas/config.js';
 import { ConfigError } from '../lambdas/core/errors.js';
-
-/** Which construct setting each environment variable comes from, to name it in errors. */
-const SETTING: Record<string, string> = {
-  TRAINWATCH_PREFIX: 'prefix',
-  TRAINWATCH_STALE_AFTER: 'thresholds.staleAfter',
-  TRAINWATCH_STALL_AFTER: 'thresholds.stallAfter',
-  TRAINWATCH_STARTUP_GRACE: 'thresholds.startupGrace',
-  TRAINWATCH_PHASE_STALE_AFTER: 'thresholds.phaseStaleAfter',
-  TRAINWATCH_REMIND_EVERY: 'thresholds.remindEvery',
-  TRAINWATCH_PROFILE: 'profile',
-  TRAINWATCH_RESTART_POLICY: 'remediation.restartPolicy',
-  TRAINWATCH_RESTART_COMMANDS: 'remediation.restartCommands',
-  TRAINWATCH_MANAGED_TAG: 'remediation.managedTag',
-  TRAINWATCH_SSM_OUTPUT_PREFIX: 'remediation.ssmOutputPrefix',
-};
+import { settingOfEnv } from './settings/index.js';
 
 /** Stand-ins for values only known at deploy time (bucket name, table name, ARNs). */
 const PLACEHOLDER: Record<string, string> = {
@@ -40,7 +26,8 @@ export function checkRuntimeConfig(fn: string, env: Readonly<Record<string, stri
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     const name = String(e.context.name ?? '');
-    const setting = SETTING[name] ? `${SETTING[name]} (${name})` : name || 'its configuration';
+    const key = settingOfEnv(name);
+    const setting = key ? `${key} (${name})` : name || 'its configuration';
     throw new ConfigError(
       `TrainingRunMonitor: the ${fn} function would reject ${setting}: ${e.message}`,
       e.context,

@@ -8,28 +8,22 @@ import { parseDuration } from '../lambdas/core/duration.js';
 import type { TrainwatchConfig } from './config.js';
 import { scheduleMinutes } from './config.js';
 import { TrainingRunMonitor } from './monitor.js';
-import type { RemediationProps, TrainingRunMonitorProps } from './props.js';
+import type { TrainingRunMonitorProps } from './props.js';
+import { propsFromFile } from './settings/index.js';
 
 const ms = (text: string) => Duration.millis(parseDuration(text)!);
 
-/** Turns a validated configuration into construct props, importing the existing resources it names. */
+/**
+ * Turns a validated configuration into construct props, importing the existing resources it names. The
+ * runtime settings convert generically (lib/settings); the stack's own settings are listed here.
+ */
 export function monitorProps(scope: Construct, c: TrainwatchConfig): TrainingRunMonitorProps {
-  const [tagKey, tagValue] = c.remediation.managedTag.split('=') as [string, string];
+  const settings = propsFromFile(c) as TrainingRunMonitorProps;
   return {
+    ...settings,
     bucket: c.bucket ? s3.Bucket.fromBucketName(scope, 'ExistingBucket', c.bucket.name) : undefined,
     enableBucketEventBridge: c.bucket?.enableEventBridge,
-    prefix: c.prefix,
     schedule: Duration.minutes(scheduleMinutes(c.schedule)!),
-    thresholds: {
-      staleAfter: ms(c.thresholds.staleAfter),
-      stallAfter: ms(c.thresholds.stallAfter),
-      startupGrace: ms(c.thresholds.startupGrace),
-      phaseStaleAfter: Object.fromEntries(
-        Object.entries(c.thresholds.phaseStaleAfter).map(([k, v]) => [k, ms(v)]),
-      ),
-      remindEvery: c.thresholds.remindEvery ? ms(c.thresholds.remindEvery) : undefined,
-    },
-    slackWebhookParameterName: c.alerts.slackWebhookParameter,
     slackWebhookKey: c.alerts.slackWebhookKeyArn
       ? kms.Key.fromKeyArn(scope, 'SlackWebhookKey', c.alerts.slackWebhookKeyArn)
       : undefined,
@@ -37,21 +31,17 @@ export function monitorProps(scope: Construct, c: TrainwatchConfig): TrainingRun
     alarmTopic: c.alerts.alarmTopicArn
       ? sns.Topic.fromTopicArn(scope, 'AlarmTopic', c.alerts.alarmTopicArn)
       : undefined,
-    profile: c.profile as TrainingRunMonitorProps['profile'],
-    remediation: {
-      enabled: c.remediation.enabled,
-      restartPolicy: c.remediation.restartPolicy as RemediationProps['restartPolicy'],
-      restartCommands: c.remediation.restartCommands as RemediationProps['restartCommands'],
-      managedTag: { key: tagKey.trim(), value: tagValue.trim() },
-      ssmOutputPrefix: c.remediation.ssmOutputPrefix,
-    },
+    remediation: { ...settings.remediation, enabled: c.remediation.enabled },
     removalPolicy: c.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     logRetention: c.retention.logsDays as logs.RetentionDays,
     runRetention: Duration.days(c.retention.runsDays),
-    historyTtl: Duration.days(c.retention.historyDays),
-    concurrency: c.concurrency,
     sweepMemorySize: c.sweep.memoryMb,
     sweepTimeout: ms(c.sweep.timeout),
+    reservedConcurrency: c.reservedConcurrency,
+    serverAccessLogs: c.accessLogs.bucketName
+      ? s3.Bucket.fromBucketName(scope, 'AccessLogBucket', c.accessLogs.bucketName)
+      : c.accessLogs.enabled,
+    customerManagedKey: c.encryption.customerManagedKey,
   };
 }
 

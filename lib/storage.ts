@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -8,12 +8,18 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { acknowledge } from './nag.js';
+import { acknowledge, checkovSkip } from './nag.js';
 
 /** A new heartbeat bucket: private, TLS only, versioned, EventBridge on, old runs expire. */
 export function createBucket(
   scope: Construct,
-  opts: { prefix: string; runRetention: Duration; removalPolicy: RemovalPolicy },
+  opts: {
+    prefix: string;
+    runRetention: Duration;
+    removalPolicy: RemovalPolicy;
+    /** Where S3 server access logs go; undefined: none (the default). */
+    accessLogs?: s3.IBucket;
+  },
 ): s3.Bucket {
   const destroy = opts.removalPolicy === RemovalPolicy.DESTROY;
   const expiration = opts.runRetention.toDays() > 0 ? opts.runRetention : undefined;
@@ -26,6 +32,8 @@ export function createBucket(
     versioned: true,
     removalPolicy: opts.removalPolicy,
     autoDeleteObjects: destroy,
+    serverAccessLogsBucket: opts.accessLogs,
+    serverAccessLogsPrefix: opts.accessLogs ? 'heartbeat-bucket/' : undefined,
     lifecycleRules: [
       // Heartbeats are rewritten every minute: old versions pile up fast, keep them one day only.
       {
@@ -41,25 +49,95 @@ export function createBucket(
   (bucket.node.defaultChild as s3.CfnBucket).notificationConfiguration = {
     eventBridgeConfiguration: { eventBridgeEnabled: true },
   };
-  acknowledge(
-    bucket,
-    'AwsSolutions-S1',
-    'Server access logs would log every heartbeat PUT (one a minute per run); CloudTrail data events are the audit trail when an account needs one.',
-  );
+  if (!opts.accessLogs) {
+    acknowledge(
+      bucket,
+      'AwsSolutions-S1',
+      'Server access logs would log every heartbeat PUT (one a minute per run): off by default, `accessLogs.enabled` turns them on; CloudTrail data events are the audit trail when an account needs one.',
+    );
+    checkovSkip(
+      bucket,
+      'CKV_AWS_18',
+      'Access logs are opt-in (accessLogs.enabled): one log line per heartbeat PUT.',
+    );
+  }
   return bucket;
 }
 
+/** The bucket that receives the heartbeat bucket's server access logs (created when they are on). */
+export function createAccessLogBucket(
+  scope: Construct,
+  opts: { removalPolicy: RemovalPolicy; retention: Duration },
+): s3.Bucket {
+  const bucket = new s3.Bucket(scope, 'AccessLogBucket', {
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    removalPolicy: opts.removalPolicy,
+    autoDeleteObjects: opts.removalPolicy === RemovalPolicy.DESTROY,
+    lifecycleRules: [{ id: 'expire-logs', expiration: opts.retention }],
+  });
+  acknowledge(
+    bucket,
+    'AwsSolutions-S1',
+    'This is the access-log bucket itself: logging it would log the logs.',
+  );
+  checkovSkip(bucket, 'CKV_AWS_18', 'The access-log bucket itself.');
+  return bucket;
+}
+
+/**
+ * The customer-managed key of the state table and the log groups (opt-in): rotated yearly, and usable by
+ * CloudWatch Logs only for this account's log groups in this region.
+ */
+export function createDataKey(scope: Construct, removalPolicy: RemovalPolicy): kms.Key {
+  const stack = Stack.of(scope);
+  const key = new kms.Key(scope, 'DataKey', {
+    description: 'trainwatch: encrypts the state table and the log groups',
+    enableKeyRotation: true,
+    removalPolicy,
+  });
+  key.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'AllowCloudWatchLogs',
+      principals: [new iam.ServicePrincipal(`logs.${stack.region}.amazonaws.com`)],
+      actions: ['kms:Encrypt*', 'kms:Decrypt*', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:Describe*'],
+      resources: ['*'],
+      conditions: {
+        ArnLike: {
+          'kms:EncryptionContext:aws:logs:arn': stack.formatArn({
+            service: 'logs',
+            resource: 'log-group',
+            resourceName: '*',
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        },
+      },
+    }),
+  );
+  return key;
+}
+
 /** Run state, transition history (TTL `expiresAt`), outbox and locks: one on-demand table. */
-export function createTable(scope: Construct, removalPolicy: RemovalPolicy): dynamodb.Table {
-  return new dynamodb.Table(scope, 'StateTable', {
+export function createTable(scope: Construct, removalPolicy: RemovalPolicy, key?: kms.IKey): dynamodb.Table {
+  const table = new dynamodb.Table(scope, 'StateTable', {
     partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
     sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     timeToLiveAttribute: 'expiresAt',
-    encryption: dynamodb.TableEncryption.AWS_MANAGED,
+    encryption: key ? dynamodb.TableEncryption.CUSTOMER_MANAGED : dynamodb.TableEncryption.AWS_MANAGED,
+    encryptionKey: key,
     removalPolicy,
   });
+  if (!key)
+    checkovSkip(
+      table,
+      'CKV_AWS_119',
+      'AWS-managed encryption by default; encryption.customerManagedKey opts in.',
+    );
+  return table;
 }
 
 /** The alert topic, encrypted with a customer key that CloudWatch alarms may also use. */
@@ -68,7 +146,7 @@ export function createTopic(
   opts: { emails: readonly string[]; removalPolicy: RemovalPolicy },
 ): { topic: sns.Topic; key: kms.Key } {
   const key = new kms.Key(scope, 'TopicKey', {
-    description: 'trainwatch: encrypts the alert topic',
+    description: 'trainwatch: encrypts the alert topic and the dead-letter queue',
     enableKeyRotation: true,
     removalPolicy: opts.removalPolicy,
   });
@@ -106,10 +184,24 @@ export function createBus(scope: Construct): events.EventBus {
   });
 }
 
-/** Keeps every invocation that failed after its retries, and every event EventBridge could not deliver. */
-export function createDeadLetterQueue(scope: Construct): sqs.Queue {
+/**
+ * Keeps every invocation that failed after its retries, and every event EventBridge could not deliver.
+ * Encrypted with the stack's customer key (the topic's): EventBridge cannot use the AWS-managed aws/sqs
+ * key, and this key's policy lets it in for this account's rules only.
+ */
+export function createDeadLetterQueue(scope: Construct, key: kms.Key): sqs.Queue {
+  key.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'AllowEventBridgeDeadLetters',
+      principals: [new iam.ServicePrincipal('events.amazonaws.com')],
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(scope).account } },
+    }),
+  );
   const queue = new sqs.Queue(scope, 'DeadLetterQueue', {
-    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    encryption: sqs.QueueEncryption.KMS,
+    encryptionMasterKey: key,
     enforceSSL: true,
     retentionPeriod: Duration.days(14),
   });

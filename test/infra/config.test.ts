@@ -256,8 +256,8 @@ describe('the documented example', () => {
     const { stack } = buildStack(parseYaml(yaml!) as TrainwatchConfigInput);
     const s = stack.monitor.settings;
     expect(stack.monitor.bucket.bucketName).toBe('acme-ml-training');
-    expect(s.stallAfter.toMinutes()).toBe(45);
+    expect(s.thresholds.stallAfter.toMinutes()).toBe(45);
     expect(s.remediation.restartPolicy).toEqual({ extends: 'transient', max_restarts: 2 });
-    expect(s.remindEvery?.toHours()).toBe(2);
+    expect(s.thresholds.remindEvery?.toHours()).toBe(2);
   });
 });

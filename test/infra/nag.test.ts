@@ -41,6 +41,15 @@ const variants: [string, TrainwatchConfigInput][] = [
       },
     },
   ],
+  [
+    'access logs, a customer-managed key and no reserved concurrency',
+    {
+      accessLogs: { enabled: true },
+      encryption: { customerManagedKey: true },
+      reservedConcurrency: false,
+      removalPolicy: 'destroy',
+    },
+  ],
 ];
 
 describe('cdk-nag AwsSolutions', () => {

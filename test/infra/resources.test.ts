@@ -210,9 +210,13 @@ describe('functions', () => {
     });
   });
 
-  it('has no reserved concurrency (overlapping sweeps are safe; reserving can fail in new accounts)', () => {
-    for (const fn of Object.values(template.findResources('AWS::Lambda::Function')))
-      expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+  it.each([
+    ['Sweep', 2],
+    ['Sentinel', 10],
+    ['Remediate', 5],
+  ])("%s has its own reserved concurrency (%d): a flood cannot take the account's", (name, reserved) => {
+    const fn = template.findResources('AWS::Lambda::Function')[fnId(name)]!;
+    expect(fn.Properties.ReservedConcurrentExecutions).toBe(reserved);
   });
 });
 
@@ -292,7 +296,7 @@ describe('remediation documents', () => {
 describe('dead-letter queue', () => {
   it('is encrypted, TLS only, and keeps messages 14 days', () => {
     template.hasResourceProperties('AWS::SQS::Queue', {
-      SqsManagedSseEnabled: true,
+      KmsMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },
       MessageRetentionPeriod: 1_209_600,
     });
     template.hasResourceProperties('AWS::SQS::QueuePolicy', {

@@ -1,0 +1,208 @@
+import { days, duration, int, keyPrefix, optionalDuration, phases, required, text } from './define.js';
+import { profile, restartCommands, restartPolicy, tag } from './remediation.js';
+
+/**
+ * Every runtime setting a user chooses, once: nested as the construct's props are (the TSDoc here is the
+ * props' TSDoc), with the environment variable the functions read, the default and one line of doc. The
+ * config file, the props, their defaults and validation, the functions' environment, the runtime
+ * loader and the README table all derive from it. Settings under `remediation` reach the remediation
+ * function only; the others reach every function. How to add one: docs/ARCHITECTURE.md.
+ */
+export const SETTINGS = {
+  /**
+   * Key prefix of the runs: `s3://{bucket}/{prefix}/{run_id}/`.
+   * @default 'training-runs'
+   */
+  prefix: keyPrefix({
+    env: 'TRAINWATCH_PREFIX',
+    default: 'training-runs',
+    allowEmpty: true,
+    doc: 'runs live under `{prefix}/{run_id}/`',
+  }),
+  /**
+   * Name of the SSM parameter (String or SecureString) holding the Slack incoming-webhook URL; the stack
+   * reads it, never creates it. Empty string: no Slack.
+   * @default '/trainwatch/slack-webhook-url'
+   */
+  slackWebhookParameterName: text({
+    kind: 'ssmParameter',
+    env: 'TRAINWATCH_SLACK_WEBHOOK_PARAM',
+    file: 'alerts.slackWebhookParameter',
+    runtime: 'slackWebhookParam',
+    stackDefault: '/trainwatch/slack-webhook-url',
+    pattern: /^[A-Za-z0-9_.\-/]+$/,
+    problem: 'is not an SSM parameter name',
+    doc: 'Parameter Store name of the webhook URL (SecureString; Lambda)',
+  }),
+  /** @default - see {@link ThresholdProps} */
+  thresholds: {
+    /**
+     * A heartbeat older than this is stale (one stale: WARNING, both: TIMED_OUT).
+     * @default Duration.minutes(10)
+     */
+    staleAfter: duration({
+      env: 'TRAINWATCH_STALE_AFTER',
+      runtime: 'thresholds.staleAfterMs',
+      default: '10m',
+      doc: 'heartbeat staleness (durations: `90s`, `10m`, `2h`, `1d`)',
+    }),
+    /**
+     * `step` not advancing for this long while heartbeats are fresh: STALLED.
+     * @default Duration.minutes(30)
+     */
+    stallAfter: duration({
+      env: 'TRAINWATCH_STALL_AFTER',
+      runtime: 'thresholds.stallAfterMs',
+      default: '30m',
+      doc: '`step` not advancing this long → `STALLED`',
+    }),
+    /**
+     * How long a new run prefix may go without any heartbeat before it is TIMED_OUT.
+     * @default Duration.minutes(15)
+     */
+    startupGrace: duration({
+      env: 'TRAINWATCH_STARTUP_GRACE',
+      runtime: 'thresholds.startupGraceMs',
+      default: '15m',
+      doc: 'time a new run (or a restarted attempt) may take to send its first heartbeat',
+    }),
+    /**
+     * Longer stale thresholds while the run reports a phase (e.g. a long checkpoint write).
+     * @default { setup: 30 min, checkpointing: 30 min }
+     */
+    phaseStaleAfter: phases({
+      env: 'TRAINWATCH_PHASE_STALE_AFTER',
+      runtime: 'thresholds.phaseStaleAfterMs',
+      default: { setup: '30m', checkpointing: '30m' },
+      doc: 'longer stale thresholds per `phase`',
+    }),
+    /**
+     * Re-alert this often while a run stays unhealthy.
+     * @default - never: one alert per transition
+     */
+    remindEvery: optionalDuration({
+      env: 'TRAINWATCH_REMIND_EVERY',
+      runtime: 'remindEveryMs',
+      doc: 're-alert while a run stays unhealthy',
+    }),
+  },
+  /**
+   * How long transition history stays in DynamoDB (TTL).
+   * @default Duration.days(90)
+   */
+  historyTtl: days({
+    env: 'TRAINWATCH_HISTORY_TTL_DAYS',
+    file: 'retention.historyDays',
+    runtime: 'historyTtlDays',
+    default: 90,
+    min: 1,
+    max: 3650,
+    doc: 'how long transition history is kept',
+  }),
+  /**
+   * How many runs one sweep evaluates in parallel.
+   * @default 16
+   */
+  concurrency: int({
+    env: 'TRAINWATCH_CONCURRENCY',
+    default: 16,
+    min: 1,
+    max: 256,
+    doc: 'runs checked in parallel by one sweep',
+  }),
+  /**
+   * Default classification profile for runs that set none: a built-in name (`basic`, `nccl`, `stall`,
+   * `production`) or a custom profile object (`{ name, extends, disable, signals }`).
+   * @default 'production'
+   */
+  profile: profile({
+    env: 'TRAINWATCH_PROFILE',
+    runtime: 'remediation.profile',
+    default: 'production',
+    doc: 'default classification profile: a built-in name, or JSON/YAML',
+  }),
+  /** @default - see {@link RemediationProps} */
+  remediation: {
+    /**
+     * Restart policy: a preset (`none`, `transient`, `aggressive`, `conservative`) or a policy object
+     * (see the README, "Deploy to your AWS account").
+     * @default 'none'
+     */
+    restartPolicy: restartPolicy({
+      env: 'TRAINWATCH_RESTART_POLICY',
+      runtime: 'remediation.policy',
+      default: 'none',
+      doc: '`none`, `transient`, `aggressive`, `conservative`, or JSON/YAML',
+    }),
+    /**
+     * The command that resumes a job from its latest checkpoint, by `job_name`; key `*` is the fallback.
+     * A string, or `{ command, process_pattern?, user? }`. A program and its arguments, no shell syntax.
+     * @default {} (no restart command: restarts are skipped with a reason)
+     */
+    restartCommands: restartCommands({
+      env: 'TRAINWATCH_RESTART_COMMANDS',
+      runtime: 'remediation.commands',
+      doc: 'JSON: `job_name` (or `*`) → command, or `{command, process_pattern, user}`',
+    }),
+    /**
+     * Only instances with this tag may receive `ssm:SendCommand` from the stack.
+     * @default { key: 'trainwatch:managed', value: 'true' }
+     */
+    managedTag: tag({
+      env: 'TRAINWATCH_MANAGED_TAG',
+      default: 'trainwatch:managed=true',
+      doc: 'instances remediation may target',
+    }),
+    /**
+     * Key prefix in the heartbeat bucket where SSM writes full command output.
+     * @default 'trainwatch-ssm-output'
+     */
+    ssmOutputPrefix: keyPrefix({
+      env: 'TRAINWATCH_SSM_OUTPUT_PREFIX',
+      default: 'trainwatch-ssm-output',
+      doc: 'where full SSM command output goes in the bucket',
+    }),
+  },
+} as const;
+
+const SNS_ARN = /^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]+$/;
+
+/** What the stack sets from the resources it creates (and local mode from the emulator's). */
+export const WIRING = {
+  bucket: required({ env: 'TRAINWATCH_BUCKET', doc: 'the heartbeat bucket' }),
+  table: required({
+    env: 'TRAINWATCH_TABLE',
+    doc: 'the state table (keys `pk`, `sk`; TTL attribute `expiresAt`)',
+  }),
+  topicArn: text({
+    env: 'TRAINWATCH_TOPIC_ARN',
+    pattern: SNS_ARN,
+    problem: 'is not an SNS topic ARN',
+    doc: 'SNS topic for alerts',
+  }),
+  eventBus: text({ env: 'TRAINWATCH_EVENT_BUS', doc: 'EventBridge bus for state-change events' }),
+  slackWebhookUrl: text({
+    env: 'TRAINWATCH_SLACK_WEBHOOK_URL',
+    pattern: /^https?:\/\/\S+$/,
+    problem: 'is not an http(s) URL',
+    secret: true,
+    doc: 'a plain webhook URL (local mode, tests)',
+  }),
+  remediation: {
+    diagnoseDocument: text({
+      env: 'TRAINWATCH_DIAGNOSE_DOCUMENT',
+      doc: "name of the stack's diagnose SSM document",
+    }),
+    restartDocument: text({
+      env: 'TRAINWATCH_RESTART_DOCUMENT',
+      doc: "name of the stack's restart SSM document",
+    }),
+  },
+  region: text({
+    env: 'AWS_REGION',
+    alsoEnv: 'AWS_DEFAULT_REGION',
+    default: 'us-east-1',
+    doc: 'the SDK region',
+  }),
+  endpoint: text({ env: 'AWS_ENDPOINT_URL', doc: 'points every client at an emulator' }),
+} as const;

@@ -1,0 +1,20 @@
+export {
+  fileFields,
+  fileGroups,
+  fileKey,
+  type PropsOf,
+  propsFromFile,
+  type ResolvedOf,
+  resolveSettings,
+  settingOfEnv,
+  settingsEnvironment,
+  USER_SETTINGS,
+} from './derive.js';
+export {
+  CODECS,
+  envDuration,
+  type Kind,
+  type KindTypes,
+  type ManagedTag,
+  type RestartCommand,
+} from './kinds.js';

@@ -1,0 +1,203 @@
+import { Duration } from 'aws-cdk-lib';
+import { z } from 'zod';
+import { parseDuration } from '../../lambdas/core/duration.js';
+import { ConfigError } from '../../lambdas/core/errors.js';
+import { PROFILES, RESTART_PRESETS } from '../defaults.js';
+
+/** The instance tag that allows remediation: SSM commands go only to instances that carry it. */
+export interface ManagedTag {
+  readonly key: string;
+  readonly value: string;
+}
+
+/** How to restart one job: the command line, or the command with how to find and run the process. */
+export type RestartCommand =
+  | string
+  | { readonly command: string; readonly process_pattern?: string; readonly user?: string };
+
+type PolicyOrProfile = string | Readonly<Record<string, unknown>>;
+
+/** What each kind of setting is in the config file, in the construct props and once resolved. */
+export interface KindTypes {
+  duration: { file: string; prop: Duration; resolved: Duration };
+  phases: {
+    file: Record<string, string>;
+    prop: Readonly<Record<string, Duration>>;
+    resolved: Readonly<Record<string, Duration>>;
+  };
+  int: { file: number; prop: number; resolved: number };
+  days: { file: number; prop: Duration; resolved: Duration };
+  keyPrefix: { file: string; prop: string; resolved: string };
+  /** '' turns the feature off: resolved undefined. */
+  ssmParameter: { file: string; prop: string; resolved: string | undefined };
+  /** Resolved: the name, or the custom profile as JSON. */
+  profile: { file: PolicyOrProfile; prop: PolicyOrProfile; resolved: string };
+  restartPolicy: { file: PolicyOrProfile; prop: PolicyOrProfile; resolved: PolicyOrProfile };
+  restartCommands: {
+    file: Record<string, RestartCommand>;
+    prop: Readonly<Record<string, RestartCommand>>;
+    resolved: Readonly<Record<string, RestartCommand>>;
+  };
+  tag: { file: string; prop: ManagedTag; resolved: ManagedTag };
+}
+export type Kind = keyof KindTypes;
+
+/** How the stack handles one kind: its file schema, file → props, validation, and props → environment. */
+interface Codec<K extends Kind> {
+  readonly zod: (s: { min?: number; max?: number }) => z.ZodType<KindTypes[K]['file']>;
+  readonly fromFile: (v: KindTypes[K]['file']) => KindTypes[K]['prop'];
+  /** Validates and normalises a prop; `fail(problem)` names the setting. */
+  readonly resolve: (
+    v: KindTypes[K]['prop'],
+    fail: (problem: string) => never,
+    s: { min?: number; max?: number },
+  ) => KindTypes[K]['resolved'];
+  readonly toEnv: (v: NonNullable<KindTypes[K]['resolved']>) => string;
+}
+
+/** `10m`, `90s`, `2h`: the duration syntax the runtime parses. */
+export function envDuration(d: Duration): string {
+  const s = d.toSeconds({ integral: false });
+  if (s % 3600 === 0) return `${s / 3600}h`;
+  if (s % 60 === 0) return `${s / 60}m`;
+  return `${Math.round(s)}s`;
+}
+
+const ms = (text: string) => Duration.millis(parseDuration(text)!);
+const durationText = z
+  .string()
+  .refine((s) => parseDuration(s) !== undefined, 'is not a duration (use e.g. 90s, 10m, 2h, 7d)');
+const PHASE = /^[A-Za-z0-9_-]+$/;
+const KEY_PREFIX = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
+
+function positive(d: Duration, fail: (p: string) => never): Duration {
+  if (d.toMilliseconds() <= 0) fail('must be longer than zero');
+  return d;
+}
+
+function intIn(n: number, fail: (p: string) => never, s: { min?: number; max?: number }): number {
+  const [min, max] = [s.min ?? 0, s.max ?? Number.MAX_SAFE_INTEGER];
+  if (!Number.isInteger(n) || n < min || n > max) fail(`must be an integer from ${min} to ${max} (got ${n})`);
+  return n;
+}
+
+function oneOf(names: readonly string[], what: string) {
+  return z.union([
+    z.string().refine((p) => names.includes(p), `must be one of ${names.join(', ')}, or a ${what} object`),
+    z.record(z.string(), z.unknown()),
+  ]);
+}
+
+/** Every kind's codec; a kind the registry uses but this table lacks fails to compile. */
+export const CODECS: { readonly [K in Kind]: Codec<K> } = {
+  duration: { zod: () => durationText, fromFile: ms, resolve: positive, toEnv: envDuration },
+  phases: {
+    zod: () => z.record(z.string().regex(PHASE, 'phase names are letters, digits, _ and -'), durationText),
+    fromFile: (v) => Object.fromEntries(Object.entries(v).map(([k, d]) => [k, ms(d)])),
+    resolve: (v, fail) => {
+      for (const phase of Object.keys(v))
+        if (!PHASE.test(phase)) fail(`phase ${JSON.stringify(phase)} may hold only letters, digits, _ and -`);
+      return v;
+    },
+    toEnv: (v) =>
+      Object.entries(v)
+        .map(([phase, d]) => `${phase}=${envDuration(d)}`)
+        .join(','),
+  },
+  int: {
+    zod: (s) => z.number().int().min(s.min!).max(s.max!),
+    fromFile: (v) => v,
+    resolve: intIn,
+    toEnv: String,
+  },
+  days: {
+    zod: (s) => z.number().int().min(s.min!).max(s.max!),
+    fromFile: (v) => Duration.days(v),
+    resolve: (v, fail, s) => Duration.days(intIn(Math.round(v.toDays({ integral: false })), fail, s)),
+    toEnv: (v) => String(v.toDays()),
+  },
+  keyPrefix: {
+    zod: () => z.string(),
+    fromFile: (v) => v,
+    resolve: (v, fail) => {
+      const p = v.trim().replace(/^\/+|\/+$/g, '');
+      if (!KEY_PREFIX.test(p))
+        fail(`${JSON.stringify(v)} must be a non-empty S3 key prefix of letters, digits, . _ - and /`);
+      return p;
+    },
+    toEnv: (v) => v,
+  },
+  ssmParameter: {
+    zod: () => z.string(),
+    fromFile: (v) => v,
+    resolve: (v, fail) => {
+      if (v && !/^[A-Za-z0-9_.\-/]+$/.test(v)) fail(`${JSON.stringify(v)} is not an SSM parameter name`);
+      return v || undefined;
+    },
+    toEnv: (v) => v,
+  },
+  profile: {
+    zod: () => oneOf(PROFILES, 'custom profile'),
+    fromFile: (v) => v,
+    resolve: (v, fail) => {
+      if (typeof v !== 'string') return JSON.stringify(v);
+      if (!PROFILES.includes(v)) fail(`${JSON.stringify(v)} is unknown; use one of ${PROFILES.join(', ')}`);
+      return v;
+    },
+    toEnv: (v) => v,
+  },
+  restartPolicy: {
+    zod: () => oneOf(RESTART_PRESETS, 'policy'),
+    fromFile: (v) => v,
+    resolve: (v, fail) => {
+      if (typeof v === 'string' && !RESTART_PRESETS.includes(v))
+        fail(`${JSON.stringify(v)} is unknown; use one of ${RESTART_PRESETS.join(', ')} or a policy object`);
+      return v;
+    },
+    toEnv: (v) => (typeof v === 'string' ? v : JSON.stringify(v)),
+  },
+  restartCommands: {
+    zod: () =>
+      z.record(
+        z.string(),
+        z.union([
+          z.string().min(1, 'is empty'),
+          z.strictObject({
+            command: z.string().min(1, 'is empty'),
+            process_pattern: z.string().optional(),
+            user: z.string().optional(),
+          }),
+        ]),
+      ),
+    fromFile: (v) => v,
+    resolve: (v) => {
+      for (const [job, command] of Object.entries(v))
+        if (!(typeof command === 'string' ? command : command.command).trim())
+          throw new ConfigError(
+            `TrainingRunMonitor: remediation.restartCommands[${JSON.stringify(job)}] is empty`,
+            { name: 'remediation.restartCommands' },
+          );
+      return v;
+    },
+    toEnv: (v) => JSON.stringify(v),
+  },
+  tag: {
+    zod: () =>
+      z
+        .string()
+        .regex(
+          /^(?!aws:)[^=]+=[^=]*$/,
+          'must be key=value (e.g. trainwatch:managed=true), key not starting with aws:',
+        ),
+    fromFile: (v) => {
+      const [key, value] = v.split('=') as [string, string];
+      return { key: key.trim(), value: value.trim() };
+    },
+    resolve: (v, fail) => {
+      if (!v.key.trim() || v.key.startsWith('aws:'))
+        fail('must be a non-empty tag key not starting with aws:');
+      return v;
+    },
+    toEnv: (v) => `${v.key}=${v.value}`,
+  },
+};
