@@ -18,20 +18,13 @@ import { DEFAULTS } from './defaults.js';
 import { commonEnvironment, remediationEnvironment } from './environment.js';
 import { WatchdogFunction } from './functions.js';
 import { createWriterPolicy, grantRemediation, grantWatchdog, type RunResources } from './grants.js';
+import { createAccessLogBucket, createDataKey } from './hardening.js';
 import { acknowledge } from './nag.js';
 import type { TrainingRunMonitorProps } from './props.js';
 import { RemediationDocuments, remediationRule } from './remediation.js';
 import { type ResolvedProps, resolveProps } from './resolve.js';
 import { checkRuntimeConfig } from './runtimeCheck.js';
-import {
-  createAccessLogBucket,
-  createBucket,
-  createBus,
-  createDataKey,
-  createDeadLetterQueue,
-  createTable,
-  createTopic,
-} from './storage.js';
+import { createBucket, createBus, createDeadLetterQueue, createTable, createTopic } from './storage.js';
 
 /** The id aws-cdk-lib gives its singleton S3 bucket-notifications handler. */
 const NOTIFICATIONS_HANDLER_ID = 'BucketNotificationsHandler050a0587b7544547bf325f094a3db834';

@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -62,61 +62,6 @@ export function createBucket(
     );
   }
   return bucket;
-}
-
-/** The bucket that receives the heartbeat bucket's server access logs (created when they are on). */
-export function createAccessLogBucket(
-  scope: Construct,
-  opts: { removalPolicy: RemovalPolicy; retention: Duration },
-): s3.Bucket {
-  const bucket = new s3.Bucket(scope, 'AccessLogBucket', {
-    encryption: s3.BucketEncryption.S3_MANAGED,
-    enforceSSL: true,
-    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-    removalPolicy: opts.removalPolicy,
-    autoDeleteObjects: opts.removalPolicy === RemovalPolicy.DESTROY,
-    lifecycleRules: [{ id: 'expire-logs', expiration: opts.retention }],
-  });
-  acknowledge(
-    bucket,
-    'AwsSolutions-S1',
-    'This is the access-log bucket itself: logging it would log the logs.',
-  );
-  checkovSkip(bucket, 'CKV_AWS_18', 'The access-log bucket itself.');
-  return bucket;
-}
-
-/**
- * The customer-managed key of the state table and the log groups (opt-in): rotated yearly, and usable by
- * CloudWatch Logs only for this account's log groups in this region.
- */
-export function createDataKey(scope: Construct, removalPolicy: RemovalPolicy): kms.Key {
-  const stack = Stack.of(scope);
-  const key = new kms.Key(scope, 'DataKey', {
-    description: 'trainwatch: encrypts the state table and the log groups',
-    enableKeyRotation: true,
-    removalPolicy,
-  });
-  key.addToResourcePolicy(
-    new iam.PolicyStatement({
-      sid: 'AllowCloudWatchLogs',
-      principals: [new iam.ServicePrincipal(`logs.${stack.region}.amazonaws.com`)],
-      actions: ['kms:Encrypt*', 'kms:Decrypt*', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:Describe*'],
-      resources: ['*'],
-      conditions: {
-        ArnLike: {
-          'kms:EncryptionContext:aws:logs:arn': stack.formatArn({
-            service: 'logs',
-            resource: 'log-group',
-            resourceName: '*',
-            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-          }),
-        },
-      },
-    }),
-  );
-  return key;
 }
 
 /** Run state, transition history (TTL `expiresAt`), outbox and locks: one on-demand table. */

@@ -28,6 +28,8 @@ export interface Setting<K extends string = string, V = unknown> {
   readonly runtime?: string;
   readonly min?: number;
   readonly max?: number;
+  /** What unset means, for the README when there is no default (`the default bus`). */
+  readonly unset?: string;
   readonly parse: (env: Env) => V;
 }
 
@@ -37,6 +39,7 @@ export interface Base {
   readonly doc: string;
   readonly file?: string;
   readonly runtime?: string;
+  readonly unset?: string;
 }
 
 /** A trimmed value, undefined when unset or blank. */
@@ -139,48 +142,5 @@ export function keyPrefix<const O extends Base & { default: string; allowEmpty?:
       if (problem) fail(o.env, `${o.env}=${JSON.stringify(prefix)} ${problem}`);
       return prefix;
     },
-  };
-}
-
-/**
- * Optional text. `pattern` checks a set value; `secret` keeps the value out of the error message.
- * `kind` is what the stack does with it: `ssmParameter` is a setting, `wiring` is set from a resource.
- */
-export function text<
-  const O extends Base & {
-    default?: string;
-    stackDefault?: string;
-    pattern?: RegExp;
-    problem?: string;
-    secret?: boolean;
-    /** Read when `env` is unset (AWS_DEFAULT_REGION after AWS_REGION). */
-    alsoEnv?: string;
-    kind?: 'ssmParameter' | 'wiring';
-  },
->(o: O) {
-  return {
-    ...o,
-    kind: (o.kind ?? 'wiring') as O['kind'] extends string ? O['kind'] : 'wiring',
-    envDefault: o.default,
-    parse: (env: Env): O['default'] extends string ? string : string | undefined => {
-      const v = read(env, o.env) ?? (o.alsoEnv ? read(env, o.alsoEnv) : undefined) ?? o.default;
-      if (v !== undefined && o.pattern && !o.pattern.test(v))
-        fail(
-          o.env,
-          o.secret
-            ? `${o.env} ${o.problem ?? 'is invalid'}`
-            : `${o.env}=${JSON.stringify(v)} ${o.problem ?? 'is invalid'}`,
-        );
-      return v as string;
-    },
-  };
-}
-
-/** Text that must be set (the bucket and table names). */
-export function required<const O extends Base>(o: O) {
-  return {
-    ...o,
-    kind: 'wiring' as const,
-    parse: (env: Env): string => read(env, o.env) ?? fail(o.env, `${o.env} is required but not set`),
   };
 }

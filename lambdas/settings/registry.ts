@@ -1,5 +1,6 @@
-import { days, duration, int, keyPrefix, optionalDuration, phases, required, text } from './define.js';
+import { days, duration, int, keyPrefix, optionalDuration, phases } from './define.js';
 import { profile, restartCommands, restartPolicy, tag } from './remediation.js';
+import { required, text } from './text.js';
 
 /**
  * Every runtime setting a user chooses, once: nested as the construct's props are (the TSDoc here is the
@@ -83,6 +84,7 @@ export const SETTINGS = {
     remindEvery: optionalDuration({
       env: 'TRAINWATCH_REMIND_EVERY',
       runtime: 'remindEveryMs',
+      unset: '— (never)',
       doc: 're-alert while a run stays unhealthy',
     }),
   },
@@ -180,7 +182,11 @@ export const WIRING = {
     problem: 'is not an SNS topic ARN',
     doc: 'SNS topic for alerts',
   }),
-  eventBus: text({ env: 'TRAINWATCH_EVENT_BUS', doc: 'EventBridge bus for state-change events' }),
+  eventBus: text({
+    env: 'TRAINWATCH_EVENT_BUS',
+    unset: 'the default bus',
+    doc: 'EventBridge bus for state-change events',
+  }),
   slackWebhookUrl: text({
     env: 'TRAINWATCH_SLACK_WEBHOOK_URL',
     pattern: /^https?:\/\/\S+$/,
@@ -191,10 +197,12 @@ export const WIRING = {
   remediation: {
     diagnoseDocument: text({
       env: 'TRAINWATCH_DIAGNOSE_DOCUMENT',
+      unset: '— (no remediation)',
       doc: "name of the stack's diagnose SSM document",
     }),
     restartDocument: text({
       env: 'TRAINWATCH_RESTART_DOCUMENT',
+      unset: '— (no remediation)',
       doc: "name of the stack's restart SSM document",
     }),
   },
@@ -202,7 +210,10 @@ export const WIRING = {
     env: 'AWS_REGION',
     alsoEnv: 'AWS_DEFAULT_REGION',
     default: 'us-east-1',
-    doc: 'the SDK region',
+    doc: 'the standard SDK setting (or `AWS_DEFAULT_REGION`)',
   }),
-  endpoint: text({ env: 'AWS_ENDPOINT_URL', doc: 'points every client at an emulator' }),
+  endpoint: text({
+    env: 'AWS_ENDPOINT_URL',
+    doc: 'the standard SDK setting: points every client at an emulator',
+  }),
 } as const;

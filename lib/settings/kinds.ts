@@ -1,8 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { z } from 'zod';
 import { parseDuration } from '../../lambdas/core/duration.js';
-import { ConfigError } from '../../lambdas/core/errors.js';
-import { PROFILES, RESTART_PRESETS } from '../defaults.js';
+import { REMEDIATION_CODECS } from './remediationKinds.js';
 
 /** The instance tag that allows remediation: SSM commands go only to instances that carry it. */
 export interface ManagedTag {
@@ -43,7 +42,7 @@ export interface KindTypes {
 export type Kind = keyof KindTypes;
 
 /** How the stack handles one kind: its file schema, file → props, validation, and props → environment. */
-interface Codec<K extends Kind> {
+export interface Codec<K extends Kind> {
   readonly zod: (s: { min?: number; max?: number }) => z.ZodType<KindTypes[K]['file']>;
   readonly fromFile: (v: KindTypes[K]['file']) => KindTypes[K]['prop'];
   /** Validates and normalises a prop; `fail(problem)` names the setting. */
@@ -79,13 +78,6 @@ function intIn(n: number, fail: (p: string) => never, s: { min?: number; max?: n
   const [min, max] = [s.min ?? 0, s.max ?? Number.MAX_SAFE_INTEGER];
   if (!Number.isInteger(n) || n < min || n > max) fail(`must be an integer from ${min} to ${max} (got ${n})`);
   return n;
-}
-
-function oneOf(names: readonly string[], what: string) {
-  return z.union([
-    z.string().refine((p) => names.includes(p), `must be one of ${names.join(', ')}, or a ${what} object`),
-    z.record(z.string(), z.unknown()),
-  ]);
 }
 
 /** Every kind's codec; a kind the registry uses but this table lacks fails to compile. */
@@ -136,68 +128,5 @@ export const CODECS: { readonly [K in Kind]: Codec<K> } = {
     },
     toEnv: (v) => v,
   },
-  profile: {
-    zod: () => oneOf(PROFILES, 'custom profile'),
-    fromFile: (v) => v,
-    resolve: (v, fail) => {
-      if (typeof v !== 'string') return JSON.stringify(v);
-      if (!PROFILES.includes(v)) fail(`${JSON.stringify(v)} is unknown; use one of ${PROFILES.join(', ')}`);
-      return v;
-    },
-    toEnv: (v) => v,
-  },
-  restartPolicy: {
-    zod: () => oneOf(RESTART_PRESETS, 'policy'),
-    fromFile: (v) => v,
-    resolve: (v, fail) => {
-      if (typeof v === 'string' && !RESTART_PRESETS.includes(v))
-        fail(`${JSON.stringify(v)} is unknown; use one of ${RESTART_PRESETS.join(', ')} or a policy object`);
-      return v;
-    },
-    toEnv: (v) => (typeof v === 'string' ? v : JSON.stringify(v)),
-  },
-  restartCommands: {
-    zod: () =>
-      z.record(
-        z.string(),
-        z.union([
-          z.string().min(1, 'is empty'),
-          z.strictObject({
-            command: z.string().min(1, 'is empty'),
-            process_pattern: z.string().optional(),
-            user: z.string().optional(),
-          }),
-        ]),
-      ),
-    fromFile: (v) => v,
-    resolve: (v) => {
-      for (const [job, command] of Object.entries(v))
-        if (!(typeof command === 'string' ? command : command.command).trim())
-          throw new ConfigError(
-            `TrainingRunMonitor: remediation.restartCommands[${JSON.stringify(job)}] is empty`,
-            { name: 'remediation.restartCommands' },
-          );
-      return v;
-    },
-    toEnv: (v) => JSON.stringify(v),
-  },
-  tag: {
-    zod: () =>
-      z
-        .string()
-        .regex(
-          /^(?!aws:)[^=]+=[^=]*$/,
-          'must be key=value (e.g. trainwatch:managed=true), key not starting with aws:',
-        ),
-    fromFile: (v) => {
-      const [key, value] = v.split('=') as [string, string];
-      return { key: key.trim(), value: value.trim() };
-    },
-    resolve: (v, fail) => {
-      if (!v.key.trim() || v.key.startsWith('aws:'))
-        fail('must be a non-empty tag key not starting with aws:');
-      return v;
-    },
-    toEnv: (v) => `${v.key}=${v.value}`,
-  },
+  ...REMEDIATION_CODECS,
 };

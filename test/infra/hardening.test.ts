@@ -86,7 +86,16 @@ describe('accessLogs.enabled', () => {
         ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
       },
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
-      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 30, Status: 'Enabled' })] },
+      VersioningConfiguration: { Status: 'Enabled' },
+      LifecycleConfiguration: {
+        Rules: [
+          Match.objectLike({
+            ExpirationInDays: 30,
+            NoncurrentVersionExpiration: { NoncurrentDays: 30 },
+            Status: 'Enabled',
+          }),
+        ],
+      },
       LoggingConfiguration: Match.absent(),
     });
   });
