@@ -123,6 +123,12 @@ describe('accessLogs.enabled', () => {
     expect(bucket.Properties.AccessControl).toBeUndefined();
   });
 
+  it('refuses them for an existing heartbeat bucket (its own logging settings stay as they are)', () => {
+    expect(() =>
+      synthStack({ bucket: { name: 'team-ml-artifacts' }, accessLogs: { enabled: true } }),
+    ).toThrow('TrainingRunMonitor: serverAccessLogs applies to a created bucket');
+  });
+
   it('sends them to an existing bucket when named', () => {
     const { template: t } = synthStack({ accessLogs: { enabled: true, bucketName: 'acme-s3-logs' } });
     t.resourceCountIs('AWS::S3::Bucket', 1);
