@@ -95,7 +95,10 @@ export function resolveProps(props: TrainingRunMonitorProps): ResolvedProps {
     if (!Token.isUnresolved(email) && !EMAIL.test(email))
       fail('alertEmails', `${JSON.stringify(email)} is not an email address`);
   if (props.bucket && props.serverAccessLogs)
-    fail('serverAccessLogs', 'applies to a created bucket; an existing bucket keeps its own logging settings');
+    fail(
+      'serverAccessLogs',
+      'applies to a created bucket; an existing bucket keeps its own logging settings',
+    );
   const schedule = minutesOf('schedule', props.schedule ?? Duration.minutes(DEFAULTS.scheduleMinutes), 1, 60);
   const sweepTimeout = props.sweepTimeout ?? Duration.seconds(DEFAULTS.sweepTimeoutSeconds);
   if (sweepTimeout.toSeconds() < 10 || sweepTimeout.toSeconds() > 900)
