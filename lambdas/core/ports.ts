@@ -77,6 +77,14 @@ export interface CommandRunner {
     readonly timeoutSeconds: number;
     readonly comment?: string;
   }): Promise<CommandResult>;
+  /** The same document on several instances (a multi-node run's nodes): one result per instance id. */
+  runOnEach(request: {
+    readonly instanceIds: readonly string[];
+    readonly document: string;
+    readonly parameters: Readonly<Record<string, string>>;
+    readonly timeoutSeconds: number;
+    readonly comment?: string;
+  }): Promise<ReadonlyMap<string, CommandResult>>;
 }
 
 /** Moves a finished attempt's files under `attempts/{n}/` so the next attempt starts clean. */

@@ -24,6 +24,14 @@ class ScriptedRunner implements CommandRunner {
     this.calls.push({ document: req.document, parameters: req.parameters });
     return req.document === 'diag' ? { status: 'Success', ok: true, output: this.diagnosis } : this.restart;
   }
+  async runOnEach(req: Parameters<CommandRunner['runOnEach']>[0]): Promise<Map<string, CommandResult>> {
+    const { instanceIds, ...rest } = req;
+    return new Map(
+      await Promise.all(
+        instanceIds.map(async (id) => [id, await this.run({ ...rest, instanceId: id })] as const),
+      ),
+    );
+  }
 }
 
 const GONE = 'process.source=pattern\nprocess.alive=false\nend=ok\n';
