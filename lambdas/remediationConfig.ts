@@ -1,7 +1,6 @@
 import { BUILTIN_PROFILES, loadProfile, type Profile } from './core/classify/index.js';
 import { ConfigError } from './core/errors.js';
-import { loadPolicy, type RestartPolicy } from './core/policy/index.js';
-import type { JobCommand } from './core/remediationState.js';
+import { type JobCommand, loadPolicy, type RestartPolicy } from './core/remediation/index.js';
 import { validParam } from './core/ssmParams.js';
 
 export type { JobCommand };

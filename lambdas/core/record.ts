@@ -73,7 +73,7 @@ export interface RunRecord {
   /** When a restart was issued (state RESTARTING); set by remediation. */
   readonly restartIssuedAt?: number;
   /** Remediation's memory of the run: restarts, best step per attempt, last diagnosis and decision. */
-  readonly remediation?: import('./remediationState.js').RemediationState;
+  readonly remediation?: import('./remediation/state.js').RemediationState;
 }
 
 /** A transition, appended to the run's history. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { POLICY_PRESETS } from '../../lambdas/core/policy/index.js';
 import type { CommandResult, CommandRunner } from '../../lambdas/core/ports.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
-import { type RemediationDeps, remediate } from '../../lambdas/core/remediation.js';
+import { type RemediationDeps, remediate } from '../../lambdas/core/remediation/index.js';
+import { POLICY_PRESETS } from '../../lambdas/core/remediation/policy/index.js';
 import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier, record } from '../support/fakes.js';
 
 const NOW = 1_800_000_000_000;

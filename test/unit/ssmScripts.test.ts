@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseDiagnosis, summarize } from '../../lambdas/core/diagnosis/index.js';
+import { parseDiagnosis, summarize } from '../../lambdas/core/remediation/diagnosis/index.js';
 import { diagnoseDocument, restartDocument } from '../../lambdas/ssm/documents.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -1,7 +1,7 @@
-import { NOT_RESTARTABLE } from '../classify/errorTypes.js';
+import { NOT_RESTARTABLE } from '../../classify/errorTypes.js';
+import { formatDuration } from '../../duration.js';
+import { RunState } from '../../states.js';
 import type { DiagnosisSummary } from '../diagnosis/summary.js';
-import { formatDuration } from '../duration.js';
-import { RunState } from '../states.js';
 import type { Mode, ModePolicy, RestartPolicy } from './schema.js';
 
 /** What the probe (the diagnosis on the instance) established, or why it could not. */

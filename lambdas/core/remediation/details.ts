@@ -1,4 +1,4 @@
-import type { DetailedClassification } from './classify/index.js';
+import type { DetailedClassification } from '../classify/index.js';
 import type { Decision, Probe } from './policy/index.js';
 
 const VERB: Readonly<Record<Decision['action'], string>> = {

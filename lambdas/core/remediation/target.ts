@@ -1,8 +1,8 @@
-import type { RunStore } from './ports.js';
-import { parseMetadata } from './protocol/parse.js';
-import type { RunRecord } from './record.js';
-import type { JobCommand } from './remediationState.js';
-import { checked } from './ssmParams.js';
+import type { RunStore } from '../ports.js';
+import { parseMetadata } from '../protocol/parse.js';
+import type { RunRecord } from '../record.js';
+import { checked } from '../ssmParams.js';
+import type { JobCommand } from './state.js';
 
 /** Where and what to look at on the instance, from the run's latest metadata.json, every field validated. */
 export interface RemediationTarget {
