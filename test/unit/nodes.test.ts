@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDiagnosis } from '../../lambdas/core/diagnosis/index.js';
+import { parseDiagnosis } from '../../lambdas/core/remediation/diagnosis/index.js';
 import {
   batches,
   findCulprit,

@@ -1,5 +1,5 @@
-import { summarize } from '../diagnosis/summary.js';
-import type { Diagnosis } from '../diagnosis/types.js';
+import { summarize } from '../remediation/diagnosis/summary.js';
+import type { Diagnosis } from '../remediation/diagnosis/types.js';
 import { formatDuration } from '../duration.js';
 import { type NodeSummary, nodeLabel } from './types.js';
 
