@@ -1,5 +1,5 @@
 import { BUILTIN_PROFILES } from '../lambdas/core/classify/index.js';
-import { POLICY_PRESETS } from '../lambdas/core/policy/index.js';
+import { POLICY_PRESETS } from '../lambdas/core/remediation/index.js';
 
 /**
  * The defaults of the stack's own settings; props override them, the README quotes them. The runtime
@@ -25,7 +25,7 @@ export const DEFAULTS = {
 /** Classification profiles the runtime ships (one source of truth: lambdas/core/classify). */
 export const PROFILES: readonly string[] = [...BUILTIN_PROFILES.keys()];
 
-/** Restart-policy presets the runtime ships (lambdas/core/policy); a JSON object is a custom policy. */
+/** Restart-policy presets the runtime ships (lambdas/core/remediation/policy); a JSON object is a custom policy. */
 export const RESTART_PRESETS: readonly string[] = [...POLICY_PRESETS.keys()];
 
 /** What the Lambdas publish with Powertools Metrics (EMF); the dashboard and alarms read them. */

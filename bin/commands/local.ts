@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { App } from '../../lambdas/app.js';
 import { ConfigError } from '../../lambdas/core/errors.js';
-import type { RemediationDeps } from '../../lambdas/core/remediation.js';
+import type { RemediationDeps } from '../../lambdas/core/remediation/index.js';
 import { handleRemediation, remediationDeps } from '../../lambdas/handlers/remediate.js';
 import { runLocal } from '../../local/localMode.js';
 import { pythonExample } from '../../local/pythonExample.js';

@@ -1,5 +1,6 @@
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { GetCommandInvocationCommand, SendCommandCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import { batches } from '../core/nodes/index.js';
 import type { CommandResult, CommandRunner } from '../core/ports.js';
 import { validParam } from '../core/ssmParams.js';
 
@@ -49,36 +50,80 @@ export class SsmCommandRunner implements CommandRunner {
   }
 
   async run(req: Parameters<CommandRunner['run']>[0]): Promise<CommandResult> {
-    const { instanceId } = req;
-    if (!validParam('instanceId', instanceId))
-      return {
-        status: 'InvalidInstance',
-        ok: false,
-        output: '',
-        finding: `${JSON.stringify(instanceId)} is not an EC2 instance id`,
-      };
-    const deadline = this.clock() + req.timeoutSeconds * 1000;
-    let commandId: string | undefined;
-    try {
-      const sent = await this.ssm.send(
-        new SendCommandCommand({
-          InstanceIds: [instanceId],
-          DocumentName: req.document,
-          Parameters: Object.fromEntries(Object.entries(req.parameters).map(([k, v]) => [k, [v]])),
-          // Delivery timeout: an offline agent answers DeliveryTimedOut instead of hanging the run.
-          TimeoutSeconds: Math.max(30, req.timeoutSeconds),
-          Comment: req.comment?.slice(0, 100),
-          OutputS3BucketName: this.output.bucket,
-          OutputS3KeyPrefix: this.output.prefix,
-        }),
-      );
-      commandId = sent.Command?.CommandId;
-    } catch (e) {
-      return this.sendFailure(e, instanceId, req.document);
-    }
-    if (!commandId)
-      return { status: 'Error', ok: false, output: '', finding: 'SendCommand returned no command id' };
+    const { instanceId, ...rest } = req;
+    return (await this.runOnEach({ ...rest, instanceIds: [instanceId] })).get(instanceId)!;
+  }
 
+  /**
+   * One SendCommand per batch of at most 50 instances (SSM's limit), then each invocation polled to its
+   * end under one deadline. A batch refused for an invalid instance is resent one instance at a time, so
+   * one terminated node does not hide what the others say.
+   */
+  async runOnEach(req: Parameters<CommandRunner['runOnEach']>[0]): Promise<Map<string, CommandResult>> {
+    const results = new Map<string, CommandResult>();
+    const valid: string[] = [];
+    for (const id of new Set(req.instanceIds)) {
+      if (validParam('instanceId', id)) valid.push(id);
+      else
+        results.set(id, {
+          status: 'InvalidInstance',
+          ok: false,
+          output: '',
+          finding: `${JSON.stringify(id)} is not an EC2 instance id`,
+        });
+    }
+    const deadline = this.clock() + req.timeoutSeconds * 1000;
+    const polls: Promise<void>[] = [];
+    const send = async (ids: string[]): Promise<void> => {
+      let commandId: string | undefined;
+      try {
+        const sent = await this.ssm.send(
+          new SendCommandCommand({
+            InstanceIds: ids,
+            DocumentName: req.document,
+            Parameters: Object.fromEntries(Object.entries(req.parameters).map(([k, v]) => [k, [v]])),
+            // Delivery timeout: an offline agent answers DeliveryTimedOut instead of hanging the run.
+            TimeoutSeconds: Math.max(30, req.timeoutSeconds),
+            Comment: req.comment?.slice(0, 100),
+            OutputS3BucketName: this.output.bucket,
+            OutputS3KeyPrefix: this.output.prefix,
+          }),
+        );
+        commandId = sent.Command?.CommandId;
+      } catch (e) {
+        if (ids.length > 1 && errorName(e) === 'InvalidInstanceId') {
+          await Promise.all(ids.map((id) => send([id])));
+          return;
+        }
+        for (const id of ids) results.set(id, this.sendFailure(e, id, req.document));
+        return;
+      }
+      for (const id of ids)
+        polls.push(
+          (commandId
+            ? this.poll(commandId, id, deadline, req.timeoutSeconds)
+            : Promise.resolve<CommandResult>({
+                status: 'Error',
+                ok: false,
+                output: '',
+                finding: 'SendCommand returned no command id',
+              })
+          ).then((r) => {
+            results.set(id, r);
+          }),
+        );
+    };
+    await Promise.all(batches(valid).map(send));
+    await Promise.all(polls);
+    return results;
+  }
+
+  private async poll(
+    commandId: string,
+    instanceId: string,
+    deadline: number,
+    timeoutSeconds: number,
+  ): Promise<CommandResult> {
     let wait = this.pollMs;
     for (;;) {
       await this.sleep(Math.min(wait, Math.max(0, deadline - this.clock())));
@@ -116,8 +161,8 @@ export class SsmCommandRunner implements CommandRunner {
           output: '',
           commandId,
           finding: pending
-            ? `the SSM agent on ${instanceId} did not pick up the command within ${req.timeoutSeconds}s (agent offline or instance stopped?)`
-            : `the command was still running on ${instanceId} after ${req.timeoutSeconds}s`,
+            ? `the SSM agent on ${instanceId} did not pick up the command within ${timeoutSeconds}s (agent offline or instance stopped?)`
+            : `the command was still running on ${instanceId} after ${timeoutSeconds}s`,
         };
       }
     }

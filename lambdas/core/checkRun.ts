@@ -1,16 +1,23 @@
-import type { Alert } from './alert.js';
-import { buildAlert, type Links } from './alerts.js';
-import { type DeliverOptions, deliver } from './deliver.js';
-import { assess, type Verdict } from './evaluate.js';
+// Checking one run, the sweep's unit of work: read what the plan asks, fold it in (observe), judge it
+// (evaluate), then write: transition.ts when the state changes, maintain.ts when it does not.
+import type { Links } from './alerts.js';
+import type { DeliverOptions } from './deliver.js';
+import { assess, attemptBoundary } from './evaluate.js';
 import type { RunFiles } from './listing.js';
+import { maintain } from './maintain.js';
+import { mapLimit } from './mapLimit.js';
+import { type NodeReads, observeNodes } from './nodes/observe.js';
+import { planNodeReads } from './nodes/plan.js';
 import { type Classifier, newRecord, observe, type Reads } from './observe.js';
-import { isDue, LEASE_MS, openEntry, settle } from './outbox.js';
 import { planReads } from './plan.js';
 import type { Notifier, RunStore, StateStore } from './ports.js';
 import { MAX_JSON_BYTES, MAX_TEXT_BYTES, type RunFileName } from './protocol/files.js';
-import type { OutboxEntry, RunRecord } from './record.js';
-import { alertsOn, RunState, UNHEALTHY } from './states.js';
+import type { RunRecord } from './record.js';
+import { outcome, type RunOutcome } from './runOutcome.js';
 import type { Thresholds } from './thresholds.js';
+import { transition } from './transition.js';
+
+export type { RunOutcome } from './runOutcome.js';
 
 /** What checking a run needs: ports, thresholds and the classifier. Built once per cold start. */
 export interface CheckDeps {
@@ -24,24 +31,7 @@ export interface CheckDeps {
   readonly deliverOptions?: DeliverOptions;
 }
 
-/** What happened to one run in one check. */
-export interface RunOutcome {
-  readonly runId: string;
-  readonly state: RunState;
-  readonly from?: RunState;
-  readonly transitioned: boolean;
-  /** Lost a conditional write to a concurrent writer: it will alert, we must not. */
-  readonly conflict: boolean;
-  readonly wrote: boolean;
-  readonly delivered: number;
-  readonly failed: number;
-  readonly skipped?: boolean;
-  readonly error?: string;
-}
-
 const BACKOFF_MAX_MS = 60 * 60_000;
-/** A run first seen when its newest file is older than this is recorded without an alert. */
-export const HISTORIC_AFTER_MS = 24 * 60 * 60_000;
 
 async function readFiles(runs: RunStore, run: RunFiles, plan: Set<RunFileName>): Promise<Reads> {
   const reads: Reads = {};
@@ -61,31 +51,13 @@ async function readFiles(runs: RunStore, run: RunFiles, plan: Set<RunFileName>):
   return reads;
 }
 
-/** Sends one outbox entry's pending channels and records the result on the run. */
-async function send(
-  deps: CheckDeps,
-  runId: string,
-  entry: OutboxEntry,
-  now: number,
-): Promise<{ delivered: number; failed: number }> {
-  const notifiers = deps.notifiers.filter((n) => entry.pending.includes(n.channel));
-  const round = await deliver(entry.alert, notifiers, deps.deliverOptions);
-  const settled = settle(entry, round, now);
-  await deps.states.settleOutbox(runId, entry.alert.id, settled.entry, settled.gaveUp, now);
-  return { delivered: round.delivered.length, failed: round.failed.length };
-}
-
-function outcome(r: RunRecord, extra: Partial<RunOutcome> = {}): RunOutcome {
-  return {
-    runId: r.runId,
-    state: r.state,
-    transitioned: false,
-    conflict: false,
-    wrote: false,
-    delivered: 0,
-    failed: 0,
-    ...extra,
-  };
+/** Node bodies, a few at a time (a 256-node run's first look must not open 256 sockets at once). */
+async function readNodes(runs: RunStore, runId: string, ranks: readonly number[]): Promise<NodeReads> {
+  const out = new Map<number, Uint8Array | undefined>();
+  await mapLimit(ranks, 16, async (rank) => {
+    out.set(rank, await runs.readNode(runId, rank));
+  });
+  return out;
 }
 
 /**
@@ -101,8 +73,17 @@ export async function checkRun(
   const base = stored ?? newRecord(run, now);
   if (base.backoff && now < base.backoff.until) return outcome(base, { skipped: true });
   try {
-    const reads = await readFiles(deps.runs, run, planReads(run, base, now, deps.thresholds));
-    const known: RunRecord = { ...observe(base, run, reads, now, deps.classify), backoff: undefined };
+    const boundary = attemptBoundary(base);
+    const candidate = base.version === 0 || assess(run, base, now, deps.thresholds).state !== base.state;
+    const [reads, nodeReads] = await Promise.all([
+      readFiles(deps.runs, run, planReads(run, base, now, deps.thresholds)),
+      readNodes(deps.runs, run.runId, planNodeReads(run, base, boundary, candidate)),
+    ]);
+    const observed = observe(base, run, reads, now, deps.classify);
+    const known: RunRecord = {
+      ...observeNodes(observed, run, nodeReads, attemptBoundary(observed), now),
+      backoff: undefined,
+    };
     const verdict = assess(run, known, now, deps.thresholds);
     if (verdict.state !== base.state || base.version === 0)
       return await transition(deps, base, known, verdict, run, reads, now);
@@ -121,137 +102,4 @@ export async function checkRun(
         .catch(() => false);
     return outcome(base, { error: message });
   }
-}
-
-async function transition(
-  deps: CheckDeps,
-  base: RunRecord,
-  known: RunRecord,
-  verdict: Verdict,
-  run: RunFiles,
-  reads: Reads,
-  now: number,
-): Promise<RunOutcome> {
-  const from = base.version === 0 ? undefined : base.state;
-  // A run first seen long after its last write (trainwatch deployed onto a bucket of old runs) is
-  // history, not news: it is recorded, with its history entry, but nobody is paged for it.
-  const newest = Math.max(run.firstSeenAt, ...Object.values(run.files).map((o) => o.lastModified));
-  const historic = from === undefined && now - newest > HISTORIC_AFTER_MS;
-  const alerting = alertsOn(from, verdict.state) && !historic;
-  let draft = known;
-  if (alerting && run.files.log && !('log' in reads)) {
-    draft = observe(
-      draft,
-      run,
-      { log: await deps.runs.read(run.runId, 'log', MAX_TEXT_BYTES) },
-      now,
-      deps.classify,
-    );
-  }
-  const state = verdict.state;
-  let next: RunRecord = {
-    ...draft,
-    state,
-    reason: verdict.reason,
-    errorType: state === RunState.FAILED ? (verdict.errorType ?? null) : null,
-    restartIssuedAt: state === RunState.RESTARTING ? draft.restartIssuedAt : undefined,
-    version: base.version + 1,
-    since: now,
-    updatedAt: now,
-  };
-  let entry: OutboxEntry | undefined;
-  if (alerting) {
-    const alert: Alert = buildAlert(next, {
-      kind: 'transition',
-      previousState: from,
-      now,
-      links: deps.links,
-    });
-    entry = openEntry(
-      alert,
-      deps.notifiers.map((n) => n.channel),
-      now,
-    );
-    next = { ...next, outbox: { ...next.outbox, [alert.id]: entry }, lastAlertAt: now };
-  }
-  const flip = {
-    runId: next.runId,
-    from,
-    to: state,
-    reason: verdict.reason,
-    at: now,
-    attempt: next.attempt,
-    version: next.version,
-    errorType: next.errorType,
-  };
-  if (!(await deps.states.transition(next, flip, base.version))) return outcome(base, { conflict: true });
-  const sent = entry ? await send(deps, next.runId, entry, now) : { delivered: 0, failed: 0 };
-  return outcome(next, { from, transitioned: true, wrote: true, ...sent });
-}
-
-/** No transition: reminders, outbox retries, and sparse bookkeeping (only when something changed). */
-async function maintain(
-  deps: CheckDeps,
-  base: RunRecord,
-  known: RunRecord,
-  verdict: Verdict,
-  now: number,
-): Promise<RunOutcome> {
-  let next: RunRecord = known;
-  const toSend: OutboxEntry[] = [];
-  for (const entry of Object.values(known.outbox ?? {})) {
-    if (!isDue(entry, now)) continue;
-    const claimed = { ...entry, leaseUntil: now + LEASE_MS };
-    next = { ...next, outbox: { ...next.outbox, [entry.alert.id]: claimed } };
-    toSend.push(claimed);
-  }
-  const remind =
-    deps.remindEveryMs !== undefined &&
-    UNHEALTHY.has(base.state) &&
-    now - (base.lastAlertAt ?? base.since) >= deps.remindEveryMs;
-  if (remind) {
-    const reminded: RunRecord = {
-      ...next,
-      reason: verdict.reason,
-      version: base.version + 1,
-      updatedAt: now,
-      lastAlertAt: now,
-    };
-    const alert = buildAlert(reminded, {
-      kind: 'reminder',
-      previousState: base.state,
-      now,
-      links: deps.links,
-    });
-    const entry = openEntry(
-      alert,
-      deps.notifiers.map((n) => n.channel),
-      now,
-    );
-    next = { ...reminded, outbox: { ...reminded.outbox, [alert.id]: entry } };
-    toSend.push(entry);
-    const flip = {
-      runId: next.runId,
-      from: base.state,
-      to: base.state,
-      reason: `reminder: ${verdict.reason}`,
-      at: now,
-      attempt: next.attempt,
-      version: next.version,
-    };
-    if (!(await deps.states.transition(next, flip, base.version))) return outcome(base, { conflict: true });
-  } else if (toSend.length > 0 || JSON.stringify(known) !== JSON.stringify(base)) {
-    next = { ...next, reason: verdict.reason, version: base.version + 1, updatedAt: now };
-    if (!(await deps.states.update(next, base.version))) return outcome(base, { conflict: true });
-  } else {
-    return outcome(base);
-  }
-  let delivered = 0;
-  let failed = 0;
-  for (const entry of toSend) {
-    const r = await send(deps, next.runId, entry, now);
-    delivered += r.delivered;
-    failed += r.failed;
-  }
-  return outcome(next, { wrote: true, delivered, failed });
 }

@@ -1,4 +1,5 @@
-import { ATTEMPTS_DIR, type RunFileName, runFileOf } from './protocol/files.js';
+import type { NodeObject } from './nodes/types.js';
+import { ATTEMPTS_DIR, nodeKeyOf, type RunFileName, runFileOf } from './protocol/files.js';
 import { assertRunId, runIdProblem } from './protocol/runId.js';
 
 /** One S3 object as a LIST page returns it; `lastModified` is the server's clock (epoch ms). */
@@ -15,6 +16,10 @@ export interface RunFiles {
   readonly files: Partial<Record<RunFileName, ObjectInfo>>;
   /** Earliest LastModified of anything under the run prefix (archived attempts aside). */
   readonly firstSeenAt: number;
+  /** v1.1 node files (`nodes/{rank}.json`), by rank; absent for v1 writers. */
+  readonly nodes?: readonly NodeObject[];
+  /** Keys under `nodes/` that name no node (`nodes/abc.json`), one line each: a finding about the run. */
+  readonly nodeProblems?: readonly string[];
 }
 
 /** A key under the prefix that could not be attributed to a valid run. */
@@ -41,7 +46,12 @@ export function runKey(prefix: string, runId: string, path = ''): string {
 export class RunGrouper {
   private readonly runs = new Map<
     string,
-    { files: Partial<Record<RunFileName, ObjectInfo>>; firstSeenAt: number }
+    {
+      files: Partial<Record<RunFileName, ObjectInfo>>;
+      firstSeenAt: number;
+      nodes?: NodeObject[];
+      nodeProblems?: string[];
+    }
   >();
   readonly ignored: IgnoredKey[] = [];
 
@@ -64,13 +74,31 @@ export class RunGrouper {
     }
     run.firstSeenAt = Math.min(run.firstSeenAt, obj.lastModified);
     const file = runFileOf(path);
-    if (file) run.files[file] = obj;
+    if (file) {
+      run.files[file] = obj;
+      return;
+    }
+    const node = nodeKeyOf(path);
+    if (!node) return;
+    if (node.ok) {
+      run.nodes ??= [];
+      run.nodes.push({ rank: node.rank, lastModified: obj.lastModified, etag: obj.etag, size: obj.size });
+    } else {
+      run.nodeProblems ??= [];
+      if (run.nodeProblems.length < 10) run.nodeProblems.push(node.problem);
+    }
   }
 
   /** The runs seen so far, in id order. */
   result(): RunFiles[] {
     return [...this.runs.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([runId, r]) => ({ runId, files: r.files, firstSeenAt: r.firstSeenAt }));
+      .map(([runId, r]) => ({
+        runId,
+        files: r.files,
+        firstSeenAt: r.firstSeenAt,
+        ...(r.nodes ? { nodes: r.nodes.sort((a, b) => a.rank - b.rank) } : {}),
+        ...(r.nodeProblems ? { nodeProblems: r.nodeProblems } : {}),
+      }));
   }
 }

@@ -1,7 +1,7 @@
-import { formatDuration } from './duration.js';
 import { attemptBoundary } from './evaluate.js';
+import { skew, tooBig, withFinding } from './findings.js';
 import type { RunFiles } from './listing.js';
-import { MAX_JSON_BYTES, type RunFileName } from './protocol/files.js';
+import type { RunFileName } from './protocol/files.js';
 import {
   decodeText,
   lastLine,
@@ -20,9 +20,6 @@ export type Reads = Partial<Record<RunFileName, Uint8Array | undefined>>;
 /** Classifies an error text (with the log tail) into an error type; injected so core stays pluggable. */
 export type Classifier = (text: string, profile?: string) => { error_type: string | null };
 
-/** A heartbeat timestamp further than this from S3's LastModified is reported as clock skew. */
-export const MAX_SKEW_MS = 5 * 60_000;
-
 /** A fresh record for a run seen for the first time (version 0: not stored yet). */
 export function newRecord(run: RunFiles, now: number): RunRecord {
   return {
@@ -38,35 +35,6 @@ export function newRecord(run: RunFiles, now: number): RunRecord {
   };
 }
 
-function withFinding(r: RunRecord, key: string, finding: string | undefined): RunRecord['findings'] {
-  const next = { ...(r.findings ?? {}) };
-  if (finding) next[key] = finding;
-  else delete next[key];
-  return Object.keys(next).length ? next : undefined;
-}
-
-function skew(
-  file: string,
-  field: string,
-  stamp: string | number | undefined,
-  lastModified: number,
-): string | undefined {
-  const at = toEpochMs(stamp);
-  if (at === undefined)
-    return stamp === undefined ? undefined : `${file}: ${field} ${JSON.stringify(stamp)} is not a timestamp`;
-  const diff = at - lastModified;
-  if (Math.abs(diff) <= MAX_SKEW_MS) return undefined;
-  const dir = diff > 0 ? 'ahead of' : 'behind';
-  return `clock skew: ${file} ${field} is ${formatDuration(Math.abs(diff))} ${dir} S3's clock; check NTP on the instance`;
-}
-
-/** An oversized JSON file is judged from its LIST size alone: the sweep never downloads it. */
-function tooBig(file: string, size: number): { ok: false; problem: string } | undefined {
-  return size > MAX_JSON_BYTES
-    ? { ok: false, problem: `${file} is ${size} bytes (at most ${MAX_JSON_BYTES})` }
-    : undefined;
-}
-
 function knownMetadata(v: Metadata): KnownMetadata {
   return {
     phase: v.phase,
@@ -79,6 +47,7 @@ function knownMetadata(v: Metadata): KnownMetadata {
     profile: v.profile,
     logPath: v.log_path,
     checkpointDir: v.checkpoint_dir,
+    nodes: v.nodes,
   };
 }
 

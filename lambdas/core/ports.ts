@@ -11,6 +11,8 @@ export interface RunStore {
   listRun(runId: string): Promise<RunFiles | undefined>;
   /** A file's bytes (the last `tailBytes` when given); undefined if it vanished. */
   read(runId: string, file: RunFileName, tailBytes?: number): Promise<Uint8Array | undefined>;
+  /** One node's file, `nodes/{rank}.json` (protocol v1.1); undefined if it vanished. */
+  readNode(runId: string, rank: number): Promise<Uint8Array | undefined>;
 }
 
 /**
@@ -77,6 +79,14 @@ export interface CommandRunner {
     readonly timeoutSeconds: number;
     readonly comment?: string;
   }): Promise<CommandResult>;
+  /** The same document on several instances (a multi-node run's nodes): one result per instance id. */
+  runOnEach(request: {
+    readonly instanceIds: readonly string[];
+    readonly document: string;
+    readonly parameters: Readonly<Record<string, string>>;
+    readonly timeoutSeconds: number;
+    readonly comment?: string;
+  }): Promise<ReadonlyMap<string, CommandResult>>;
 }
 
 /** Moves a finished attempt's files under `attempts/{n}/` so the next attempt starts clean. */

@@ -10,7 +10,7 @@ import {
   type RemediationOutcome,
   type RemediationRequest,
   remediate,
-} from '../core/remediation.js';
+} from '../core/remediation/index.js';
 import { ALL_STATES, type RunState } from '../core/states.js';
 
 const logger = new Logger({ serviceName: 'trainwatch' });

@@ -1,7 +1,7 @@
 import { BUILTIN_PROFILES, loadProfile, type Profile } from '../core/classify/index.js';
 import { ConfigError } from '../core/errors.js';
-import { loadPolicy, type RestartPolicy } from '../core/policy/index.js';
-import type { JobCommand } from '../core/remediationState.js';
+import { loadPolicy, type RestartPolicy } from '../core/remediation/policy/index.js';
+import type { JobCommand } from '../core/remediation/state.js';
 import { validParam } from '../core/ssmParams.js';
 import { type Base, type Env, read } from './define.js';
 
@@ -60,10 +60,22 @@ function jobCommand(name: string, job: string, v: unknown): JobCommand {
     fail(name, `${where}.process_pattern is not a safe pgrep pattern`);
   const user = typeof spec.user === 'string' ? spec.user : undefined;
   if (user !== undefined && !validParam('user', user)) fail(name, `${where}.user is not a valid user name`);
-  return { command, ...(processPattern ? { processPattern } : {}), ...(user ? { user } : {}) };
+  const target = spec.target;
+  if (target !== undefined && target !== 'all' && target !== 'head')
+    fail(name, `${where}.target must be "all" (every node) or "head" (node 0 only)`);
+  const resume = spec.resume;
+  if (resume !== undefined && resume !== 'require' && resume !== 'allow_scratch')
+    fail(name, `${where}.resume must be "require" or "allow_scratch"`);
+  return {
+    command,
+    ...(processPattern ? { processPattern } : {}),
+    ...(user ? { user } : {}),
+    ...(target ? { target } : {}),
+    ...(resume ? { resume } : {}),
+  };
 }
 
-/** JSON: job_name (or `*`) → command, or `{ command, process_pattern, user }`. */
+/** JSON: job_name (or `*`) → command, or `{ command, process_pattern, user, target, resume }`. */
 export function restartCommands<const O extends Base>(o: O) {
   return {
     ...o,

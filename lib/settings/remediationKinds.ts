@@ -44,6 +44,8 @@ export const REMEDIATION_CODECS: {
           z.strictObject({
             command: z.string().min(1, 'is empty'),
             process_pattern: z.string().optional(),
+            target: z.enum(['all', 'head']).optional(),
+            resume: z.enum(['require', 'allow_scratch']).optional(),
             user: z.string().optional(),
           }),
         ]),

@@ -147,4 +147,34 @@ describe('SsmCommandRunner faults (aws-sdk-client-mock: what moto cannot produce
     s3.on(ListObjectsV2Command).rejects(err('AccessDenied'));
     expect((await runner().run(req)).output).toHaveLength(INLINE_OUTPUT_LIMIT);
   });
+
+  it('fans one document out to 120 instances in SendCommand batches of 50, one result each', async () => {
+    const ids = Array.from({ length: 120 }, (_, i) => `i-${i.toString(16).padStart(17, '0')}`);
+    ssm.on(GetCommandInvocationCommand).callsFake((input: { InstanceId: string }) => ({
+      Status: 'Success',
+      ResponseCode: 0,
+      StandardOutputContent: `host=${input.InstanceId}\nend=ok\n`,
+    }));
+    const results = await runner().runOnEach({ ...req, instanceIds: ids });
+    expect(ssm.commandCalls(SendCommandCommand).map((c) => c.args[0].input.InstanceIds?.length)).toEqual([
+      50, 50, 20,
+    ]);
+    expect(results.size).toBe(120);
+    expect(results.get(ids[77]!)).toMatchObject({ ok: true, output: `host=${ids[77]}\nend=ok\n` });
+  });
+
+  it('resends a batch refused for one unmanaged instance one by one, so the others still answer', async () => {
+    const bad = 'i-0000000000000000b';
+    ssm.on(SendCommandCommand).callsFake((input: { InstanceIds: string[] }) => {
+      if (input.InstanceIds.includes(bad)) throw err('InvalidInstanceId');
+      return { Command: { CommandId: `cmd-${input.InstanceIds[0]}` } };
+    });
+    ssm
+      .on(GetCommandInvocationCommand)
+      .resolves({ Status: 'Success', ResponseCode: 0, StandardOutputContent: 'end=ok\n' });
+    const results = await runner().runOnEach({ ...req, instanceIds: [ID, bad, 'not-an-id'] });
+    expect(results.get(ID)).toMatchObject({ ok: true, status: 'Success' });
+    expect(results.get(bad)).toMatchObject({ ok: false, status: 'InvalidInstance' });
+    expect(results.get('not-an-id')).toMatchObject({ ok: false, status: 'InvalidInstance' });
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDiagnosis, summarize } from '../../lambdas/core/diagnosis/index.js';
+import { parseDiagnosis, summarize } from '../../lambdas/core/remediation/diagnosis/index.js';
 
 const BASE = ['tw.version=1', 'run_id=r', 'host=ip-10-0-0-1', 'time=1700000000', 'process.source=pidfile'];
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DiagnosisSummary } from '../../lambdas/core/diagnosis/index.js';
 import { ConfigError } from '../../lambdas/core/errors.js';
+import type { DiagnosisSummary } from '../../lambdas/core/remediation/diagnosis/index.js';
 import {
   backoffMs,
   crashLoop,
@@ -10,7 +10,7 @@ import {
   modeOf,
   POLICY_PRESETS,
   type Probe,
-} from '../../lambdas/core/policy/index.js';
+} from '../../lambdas/core/remediation/policy/index.js';
 import { RunState } from '../../lambdas/core/states.js';
 
 const gone: DiagnosisSummary = { lines: ['process not running'], processAlive: false, truncated: false };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { POLICY_PRESETS } from '../../lambdas/core/policy/index.js';
 import type { CommandResult, CommandRunner } from '../../lambdas/core/ports.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
-import { type RemediationDeps, remediate } from '../../lambdas/core/remediation.js';
+import { type RemediationDeps, remediate } from '../../lambdas/core/remediation/index.js';
+import { POLICY_PRESETS } from '../../lambdas/core/remediation/policy/index.js';
 import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier, record } from '../support/fakes.js';
 
 const NOW = 1_800_000_000_000;
@@ -23,6 +23,14 @@ class ScriptedRunner implements CommandRunner {
   async run(req: Parameters<CommandRunner['run']>[0]): Promise<CommandResult> {
     this.calls.push({ document: req.document, parameters: req.parameters });
     return req.document === 'diag' ? { status: 'Success', ok: true, output: this.diagnosis } : this.restart;
+  }
+  async runOnEach(req: Parameters<CommandRunner['runOnEach']>[0]): Promise<Map<string, CommandResult>> {
+    const { instanceIds, ...rest } = req;
+    return new Map(
+      await Promise.all(
+        instanceIds.map(async (id) => [id, await this.run({ ...rest, instanceId: id })] as const),
+      ),
+    );
   }
 }
 

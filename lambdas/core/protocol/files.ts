@@ -1,3 +1,5 @@
+import { ProtocolError } from '../errors.js';
+
 /** The files of the heartbeat protocol, relative to `{prefix}/{run_id}/`. */
 export const RunFile = {
   metadata: 'metadata.json',
@@ -16,6 +18,43 @@ const BY_PATH: ReadonlyMap<string, RunFileName> = new Map(
 /** Which protocol file a path (relative to the run prefix) is, if any. */
 export function runFileOf(relativePath: string): RunFileName | undefined {
   return BY_PATH.get(relativePath);
+}
+
+/** Folder of the v1.1 node files, `nodes/{node_rank}.json`, one per node of a multi-node run. */
+export const NODES_DIR = 'nodes/';
+
+/** Most nodes one run may have (ranks 0–4095): keeps a run's per-node state bounded. */
+export const MAX_NODES = 4096;
+
+/** `nodes/{rank}.json`, the path of one node's file relative to the run prefix. */
+export function nodeFile(rank: number): string {
+  if (!Number.isInteger(rank) || rank < 0 || rank >= MAX_NODES)
+    throw new ProtocolError(`node rank ${rank} is not a whole number in 0–${MAX_NODES - 1}`);
+  return `${NODES_DIR}${rank}.json`;
+}
+
+/** A path under `nodes/`: the node rank it names, or the one-line reason it names none. */
+export type NodeKey = { ok: true; rank: number } | { ok: false; problem: string };
+
+/**
+ * Which node a path (relative to the run prefix, as `splitRunKey` gives it from a LIST key) is the file
+ * of; undefined when the path is not under `nodes/`. Only the canonical decimal form counts, so that
+ * `nodes/03.json` can never pose as node 3.
+ */
+export function nodeKeyOf(relativePath: string): NodeKey | undefined {
+  if (!relativePath.startsWith(NODES_DIR)) return undefined;
+  const shown = JSON.stringify(relativePath.length > 80 ? `${relativePath.slice(0, 79)}…` : relativePath);
+  const name = relativePath.slice(NODES_DIR.length);
+  const bad = (why: string): NodeKey => ({ ok: false, problem: `${shown} is not a node file: ${why}` });
+  if (!name.endsWith('.json') || name.includes('/')) return bad('expected nodes/{node_rank}.json');
+  const rank = name.slice(0, -'.json'.length);
+  if (/^-\d+$/.test(rank)) return bad(`node rank ${rank} is negative`);
+  if (!/^\d+$/.test(rank)) return bad('the node rank must be a whole number');
+  if (rank.length > 1 && rank.startsWith('0'))
+    return bad(`node rank ${rank} has a leading zero (write nodes/${Number(rank)}.json)`);
+  if (rank.length > 6 || Number(rank) >= MAX_NODES)
+    return bad(`node rank ${rank.length > 12 ? `${rank.slice(0, 12)}…` : rank} is above ${MAX_NODES - 1}`);
+  return { ok: true, rank: Number(rank) };
 }
 
 /** Folder where a restart archives the previous attempt's sentinels. */

@@ -1,4 +1,5 @@
 export * from './files.js';
+export * from './node.js';
 export * from './parse.js';
 export * from './runId.js';
 export * from './schemas.js';

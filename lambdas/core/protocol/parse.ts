@@ -8,7 +8,12 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const lossy = new TextDecoder('utf-8');
 
-function parseJson<S extends z.ZodType>(file: string, bytes: Uint8Array, schema: S): Parsed<z.infer<S>> {
+/** Parses a JSON protocol file named `file` against `schema`; every failure is a one-line problem, never a throw. */
+export function parseJson<S extends z.ZodType>(
+  file: string,
+  bytes: Uint8Array,
+  schema: S,
+): Parsed<z.infer<S>> {
   if (bytes.length === 0) return { ok: false, problem: `${file} is empty` };
   if (bytes.length > MAX_JSON_BYTES)
     return { ok: false, problem: `${file} is ${bytes.length} bytes (at most ${MAX_JSON_BYTES})` };

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MAX_NODES } from './files.js';
 
 const timestamp = z.union([z.string(), z.number()]);
 
@@ -21,6 +22,8 @@ export const MetadataSchema = z.looseObject({
     .max(7 * 24 * 60)
     .optional(),
   tags: z.record(z.string(), z.unknown()).optional(),
+  /** v1.1: how many nodes the run expects to write `nodes/{node_rank}.json`. */
+  nodes: z.number().int().min(1).max(MAX_NODES).optional(),
 });
 
 /** `progress.json`: the run makes progress. Unknown fields (metrics) are kept. */

@@ -1,8 +1,8 @@
-import type { RunStore } from './ports.js';
-import { parseMetadata } from './protocol/parse.js';
-import type { RunRecord } from './record.js';
-import type { JobCommand } from './remediationState.js';
-import { checked } from './ssmParams.js';
+import type { RunStore } from '../ports.js';
+import { parseMetadata } from '../protocol/parse.js';
+import type { RunRecord } from '../record.js';
+import { checked } from '../ssmParams.js';
+import type { JobCommand } from './state.js';
 
 /** Where and what to look at on the instance, from the run's latest metadata.json, every field validated. */
 export interface RemediationTarget {
@@ -51,5 +51,17 @@ export async function readTarget(
     checkpointDir: checked('path', 'checkpoint_dir', str(m.checkpoint_dir) ?? meta.checkpointDir, problems),
     job,
     problems,
+  };
+}
+
+/** The diagnosis document's parameters for a run (the same on every node of a multi-node run). */
+export function diagnoseParameters(t: RemediationTarget, runId: string): Record<string, string> {
+  return {
+    RunId: runId,
+    PidFile: t.pidFile ?? '',
+    ProcessPattern: t.processPattern ?? '',
+    CheckpointDir: t.checkpointDir ?? '',
+    LogPath: t.logPath ?? '',
+    TailLines: '40',
   };
 }

@@ -1,7 +1,7 @@
-import { NOT_RESTARTABLE } from '../classify/errorTypes.js';
+import { NOT_RESTARTABLE } from '../../classify/errorTypes.js';
+import { formatDuration } from '../../duration.js';
+import { RunState } from '../../states.js';
 import type { DiagnosisSummary } from '../diagnosis/summary.js';
-import { formatDuration } from '../duration.js';
-import { RunState } from '../states.js';
 import type { Mode, ModePolicy, RestartPolicy } from './schema.js';
 
 /** What the probe (the diagnosis on the instance) established, or why it could not. */
@@ -132,6 +132,6 @@ export function decide(input: DecideInput): Decision {
     mode,
     delayMs,
     nextAttempt: attempt + 1,
-    reason: `restarting as attempt ${attempt + 1} from the latest checkpoint in ${formatDuration(delayMs)}: policy ${policy.name} (${mode}) restarts ${type} (${rule.why}); restart ${restarts + 1} of ${policy.max_restarts}`,
+    reason: `restarting as attempt ${attempt + 1} in ${formatDuration(delayMs)}: policy ${policy.name} (${mode}) restarts ${type} (${rule.why}); restart ${restarts + 1} of ${policy.max_restarts}`,
   };
 }

@@ -1,4 +1,4 @@
-import { NOT_RESTARTABLE } from '../classify/errorTypes.js';
+import { NOT_RESTARTABLE } from '../../classify/errorTypes.js';
 import { PolicySchema, type RestartPolicy, type RestartPolicyInput } from './schema.js';
 
 /** Transient faults of the network and the scheduler: a restart from the checkpoint usually works. */

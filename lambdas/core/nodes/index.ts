@@ -1,0 +1,19 @@
+export {
+  CULPRIT_KINDS,
+  type Culprit,
+  type CulpritKind,
+  findCulprit,
+  type NodeExamination,
+  type NodeFindings,
+} from './culprit.js';
+export { judgeNodes, type NodeFreshnessInput, type NodeVerdict } from './freshness.js';
+export {
+  batches,
+  type NodeRestart,
+  planNodeRestart,
+  RESTART_TARGETS,
+  type RestartPlan,
+  type RestartTarget,
+  SEND_COMMAND_MAX_TARGETS,
+} from './restartPlan.js';
+export { type NodeObject, type NodeSummaries, type NodeSummary, nodeLabel } from './types.js';

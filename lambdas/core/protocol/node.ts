@@ -1,0 +1,80 @@
+import * as z from 'zod';
+import { checked } from '../ssmParams.js';
+import { MAX_NODES, nodeFile } from './files.js';
+import { type Parsed, parseJson } from './parse.js';
+
+const timestamp = z.union([z.string(), z.number()]);
+/** A measurement: writers leave out what they cannot read, and null says the same. */
+const reading = (schema: z.ZodNumber) => schema.nullable().optional();
+
+/** One GPU of a node, from NVML or `nvidia-smi --query-gpu`. Unknown fields are kept. */
+export const NodeGpuSchema = z.looseObject({
+  index: z.number().int().min(0).max(1023),
+  util: reading(z.number().min(0).max(100)),
+  mem_used_mib: reading(z.number().min(0)),
+  mem_total_mib: reading(z.number().min(0)),
+  temp_c: reading(z.number()),
+  power_w: reading(z.number().min(0)),
+  ecc_uncorrected: reading(z.number().int().min(0)),
+});
+
+/** `nodes/{node_rank}.json` (protocol v1.1): this node is alive, and how its GPUs and steps are doing. */
+export const NodeFileSchema = z
+  .looseObject({
+    node_rank: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_NODES - 1),
+    nodes: z.number().int().min(1).max(MAX_NODES).optional(),
+    instance_id: z.string().optional(),
+    hostname: z.string().optional(),
+    last_updated: timestamp.optional(),
+    step: z.number().int().min(0).nullable().optional(),
+    step_time_s: reading(z.number().min(0)),
+    samples_per_s: reading(z.number().min(0)),
+    tokens_per_s: reading(z.number().min(0)),
+    gpus: z.array(NodeGpuSchema).max(1024).optional(),
+  })
+  .refine((n) => n.nodes === undefined || n.node_rank < n.nodes, {
+    message: 'node_rank must be below nodes (ranks count from 0)',
+    path: ['node_rank'],
+  });
+
+export type NodeGpu = z.infer<typeof NodeGpuSchema>;
+export type NodeFile = z.infer<typeof NodeFileSchema>;
+
+/** A parsed node file, with the fields that were dropped as unsafe (one line each); or why it is unusable. */
+export type ParsedNode =
+  | { ok: true; value: NodeFile; problems: readonly string[] }
+  | { ok: false; problem: string };
+
+/** A DNS host name (RFC 1123 labels, `_` tolerated): nothing a shell, Slack or an SSM parameter could misread. */
+export const HOSTNAME_PATTERN = /^(?=.{1,253}$)[A-Za-z0-9][A-Za-z0-9_-]{0,62}(\.[A-Za-z0-9_-]{1,63})*$/;
+
+/**
+ * Parses `nodes/{rank}.json`; never throws. `rank` is the rank its key names, when known: a body that
+ * claims another rank is unusable. `instance_id` is checked exactly as metadata.json's is before it may
+ * reach SSM, and `hostname` against HOSTNAME_PATTERN: an unsafe one is dropped (listed in `problems`),
+ * the rest of the file kept.
+ */
+export function parseNodeFile(bytes: Uint8Array, rank?: number): ParsedNode {
+  const file =
+    rank !== undefined && Number.isInteger(rank) && rank >= 0 && rank < MAX_NODES
+      ? nodeFile(rank)
+      : 'node file';
+  const parsed: Parsed<NodeFile> = parseJson(file, bytes, NodeFileSchema);
+  if (!parsed.ok) return parsed;
+  const node = { ...parsed.value };
+  if (rank !== undefined && node.node_rank !== rank)
+    return { ok: false, problem: `${file}: node_rank is ${node.node_rank}, not ${rank} as its name says` };
+  const problems: string[] = [];
+  const instanceId = checked('instanceId', 'instance_id', node.instance_id?.trim(), problems);
+  if (instanceId === undefined) delete node.instance_id;
+  else node.instance_id = instanceId;
+  if (node.hostname !== undefined && !HOSTNAME_PATTERN.test(node.hostname)) {
+    problems.push(`hostname ${JSON.stringify(node.hostname.slice(0, 80))} is not a valid host name: ignored`);
+    delete node.hostname;
+  }
+  return { ok: true, value: node, problems: problems.map((p) => `${file}: ${p}`) };
+}

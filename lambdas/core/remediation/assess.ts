@@ -1,0 +1,66 @@
+import { classifyDetailed, type DetailedClassification } from '../classify/index.js';
+import { MAX_TEXT_BYTES } from '../protocol/files.js';
+import { decodeText } from '../protocol/parse.js';
+import type { RunRecord } from '../record.js';
+import { RunState } from '../states.js';
+import { isMultiNode, probeNodes } from './nodeProbe.js';
+import { probe, type Seen } from './probe.js';
+import { type RemediationTarget, readTarget } from './target.js';
+import type { RemediationDeps } from './types.js';
+
+/** Everything a remediation decision rests on, gathered once per handled transition. */
+export interface Assessment {
+  readonly target: RemediationTarget;
+  readonly seen: Seen;
+  readonly classification: DetailedClassification;
+  /** The classified type, else the one the sweep stored, else null. */
+  readonly errorType: string | null;
+  /** The attempt now ending. */
+  readonly attempt: number;
+  readonly restarts: number;
+  /** Best step per attempt ("1", "2", …), this attempt's own progress included. */
+  readonly steps: Record<string, number>;
+}
+
+async function readText(deps: RemediationDeps, runId: string, file: 'error' | 'log'): Promise<string> {
+  const bytes = await deps.runs.read(runId, file, MAX_TEXT_BYTES).catch(() => undefined);
+  return bytes ? decodeText(bytes) : '';
+}
+
+/** Highest step of the attempt now ending, counting only progress made after that attempt started. */
+export function bestSteps(rec: RunRecord, attempt: number): Record<string, number> {
+  const rem = rec.remediation;
+  const steps = { ...(rem?.bestSteps ?? {}) };
+  const started = rem?.attemptStartedAt;
+  const own = rec.step !== undefined && (started === undefined || (rec.stepAdvancedAt ?? 0) > started);
+  const key = String(attempt);
+  if (own) steps[key] = Math.max(steps[key] ?? Number.NEGATIVE_INFINITY, rec.step!);
+  return steps;
+}
+
+/** Reads the run's target and files, probes its instance and classifies all of it together. */
+export async function assess(deps: RemediationDeps, rec: RunRecord, now: number): Promise<Assessment> {
+  const { settings } = deps;
+  const target = await readTarget(deps.runs, rec, settings.commands);
+  const [errorText, logText, seen] = await Promise.all([
+    rec.state === RunState.FAILED ? readText(deps, rec.runId, 'error') : Promise.resolve(''),
+    readText(deps, rec.runId, 'log'),
+    isMultiNode(rec) ? probeNodes(deps, target, rec, now) : probe(deps, target, rec.runId),
+  ]);
+  const classification = classifyDetailed(
+    [errorText, logText, seen.evidence].join('\n'),
+    target.profile ?? settings.profile,
+  );
+  const restarts = rec.remediation?.restarts ?? 0;
+  // metadata.json sets `attempt`, but a job that does not know it was restarted keeps writing 1: trust our count too.
+  const attempt = Math.max(rec.attempt, restarts + 1);
+  return {
+    target,
+    seen,
+    classification,
+    errorType: classification.error_type ?? rec.errorType ?? null,
+    attempt,
+    restarts,
+    steps: bestSteps(rec, attempt),
+  };
+}

@@ -1,0 +1,53 @@
+import type { Alert } from '../alert.js';
+import type { Links } from '../alerts.js';
+import type { Profile } from '../classify/index.js';
+import type { DeliverOptions } from '../deliver.js';
+import type { AttemptArchive, CommandRunner, Notifier, RunStore, StateStore } from '../ports.js';
+import type { RunState } from '../states.js';
+import type { Decision, RestartPolicy } from './policy/index.js';
+import type { JobCommand } from './state.js';
+
+/** What remediation needs from configuration. */
+export interface RemediationSettings {
+  readonly diagnoseDocument?: string;
+  readonly restartDocument?: string;
+  readonly policy: RestartPolicy;
+  readonly profile: Profile | string;
+  readonly commands: Readonly<Record<string, JobCommand>>;
+  /** @default 150 */
+  readonly diagnoseTimeoutSeconds?: number;
+  /** @default 90 */
+  readonly restartTimeoutSeconds?: number;
+}
+
+/** Ports and settings, wired once per cold start. `owner` names this worker in the per-run lock. */
+export interface RemediationDeps {
+  readonly runs: RunStore;
+  readonly states: StateStore;
+  readonly commands: CommandRunner;
+  readonly archive: AttemptArchive;
+  readonly notifiers: readonly Notifier[];
+  readonly links: Links;
+  readonly settings: RemediationSettings;
+  readonly owner: string;
+  readonly deliverOptions?: DeliverOptions;
+}
+
+/** A transition worth remediating (from the EventBridge event's Alert detail). */
+export interface RemediationRequest {
+  readonly runId: string;
+  readonly state: RunState;
+  readonly alertId?: string;
+}
+
+/** What remediation did for one run. */
+export interface RemediationOutcome {
+  readonly runId: string;
+  readonly skipped?: string;
+  readonly errorType?: string | null;
+  readonly decision?: Decision;
+  readonly diagnosis?: readonly string[];
+  readonly alert?: Alert;
+  readonly delivered?: number;
+  readonly failed?: number;
+}

@@ -1,0 +1,26 @@
+import type { RunRecord } from '../record.js';
+import type { Assessment } from './assess.js';
+import { type Decision, decide } from './policy/index.js';
+import type { RemediationSettings } from './types.js';
+
+/** The policy's decision, turned into an alert where this stack could not carry a restart out. */
+export function verdict(rec: RunRecord, a: Assessment, settings: RemediationSettings): Decision {
+  const decision = decide({
+    state: rec.state,
+    errorType: a.errorType,
+    attempt: a.attempt,
+    restarts: a.restarts,
+    bestSteps: Object.fromEntries(Object.entries(a.steps).map(([k, v]) => [Number(k), v])),
+    probe: a.seen.probe,
+    policy: settings.policy,
+  });
+  if (decision.action === 'restart' && !a.target.job)
+    return {
+      ...decision,
+      action: 'alert',
+      reason: `not restarting: no restart command is configured for job ${a.target.jobName ?? '(unnamed)'} (TRAINWATCH_RESTART_COMMANDS)`,
+    };
+  if (decision.action === 'restart' && !settings.restartDocument)
+    return { ...decision, action: 'alert', reason: 'not restarting: no restart document is configured' };
+  return decision;
+}

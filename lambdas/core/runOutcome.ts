@@ -1,0 +1,48 @@
+import type { CheckDeps } from './checkRun.js';
+import { deliver } from './deliver.js';
+import { settle } from './outbox.js';
+import type { OutboxEntry, RunRecord } from './record.js';
+import type { RunState } from './states.js';
+
+/** What happened to one run in one check. */
+export interface RunOutcome {
+  readonly runId: string;
+  readonly state: RunState;
+  readonly from?: RunState;
+  readonly transitioned: boolean;
+  /** Lost a conditional write to a concurrent writer: it will alert, we must not. */
+  readonly conflict: boolean;
+  readonly wrote: boolean;
+  readonly delivered: number;
+  readonly failed: number;
+  readonly skipped?: boolean;
+  readonly error?: string;
+}
+
+/** The outcome of checking `r`, nothing done unless `extra` says so. */
+export function outcome(r: RunRecord, extra: Partial<RunOutcome> = {}): RunOutcome {
+  return {
+    runId: r.runId,
+    state: r.state,
+    transitioned: false,
+    conflict: false,
+    wrote: false,
+    delivered: 0,
+    failed: 0,
+    ...extra,
+  };
+}
+
+/** Sends one outbox entry's pending channels and records the result on the run. */
+export async function send(
+  deps: CheckDeps,
+  runId: string,
+  entry: OutboxEntry,
+  now: number,
+): Promise<{ delivered: number; failed: number }> {
+  const notifiers = deps.notifiers.filter((n) => entry.pending.includes(n.channel));
+  const round = await deliver(entry.alert, notifiers, deps.deliverOptions);
+  const settled = settle(entry, round, now);
+  await deps.states.settleOutbox(runId, entry.alert.id, settled.entry, settled.gaveUp, now);
+  return { delivered: round.delivered.length, failed: round.failed.length };
+}

@@ -1,0 +1,81 @@
+import type { Alert } from './alert.js';
+import { buildAlert } from './alerts.js';
+import type { CheckDeps } from './checkRun.js';
+import type { Verdict } from './evaluate.js';
+import type { RunFiles } from './listing.js';
+import { observe, type Reads } from './observe.js';
+import { openEntry } from './outbox.js';
+import { MAX_TEXT_BYTES } from './protocol/files.js';
+import type { OutboxEntry, RunRecord } from './record.js';
+import { outcome, type RunOutcome, send } from './runOutcome.js';
+import { alertsOn, RunState } from './states.js';
+
+/** A run first seen when its newest file is older than this is recorded without an alert. */
+export const HISTORIC_AFTER_MS = 24 * 60 * 60_000;
+
+/** The run's state changed (or it is new): write the transition conditionally; only the winner alerts. */
+export async function transition(
+  deps: CheckDeps,
+  base: RunRecord,
+  known: RunRecord,
+  verdict: Verdict,
+  run: RunFiles,
+  reads: Reads,
+  now: number,
+): Promise<RunOutcome> {
+  const from = base.version === 0 ? undefined : base.state;
+  // A run first seen long after its last write (trainwatch deployed onto a bucket of old runs) is
+  // history, not news: it is recorded, with its history entry, but nobody is paged for it.
+  const newest = Math.max(run.firstSeenAt, ...Object.values(run.files).map((o) => o.lastModified));
+  const historic = from === undefined && now - newest > HISTORIC_AFTER_MS;
+  const alerting = alertsOn(from, verdict.state) && !historic;
+  let draft = known;
+  if (alerting && run.files.log && !('log' in reads)) {
+    draft = observe(
+      draft,
+      run,
+      { log: await deps.runs.read(run.runId, 'log', MAX_TEXT_BYTES) },
+      now,
+      deps.classify,
+    );
+  }
+  const state = verdict.state;
+  let next: RunRecord = {
+    ...draft,
+    state,
+    reason: verdict.reason,
+    errorType: state === RunState.FAILED ? (verdict.errorType ?? null) : null,
+    restartIssuedAt: state === RunState.RESTARTING ? draft.restartIssuedAt : undefined,
+    version: base.version + 1,
+    since: now,
+    updatedAt: now,
+  };
+  let entry: OutboxEntry | undefined;
+  if (alerting) {
+    const alert: Alert = buildAlert(next, {
+      kind: 'transition',
+      previousState: from,
+      now,
+      links: deps.links,
+    });
+    entry = openEntry(
+      alert,
+      deps.notifiers.map((n) => n.channel),
+      now,
+    );
+    next = { ...next, outbox: { ...next.outbox, [alert.id]: entry }, lastAlertAt: now };
+  }
+  const flip = {
+    runId: next.runId,
+    from,
+    to: state,
+    reason: verdict.reason,
+    at: now,
+    attempt: next.attempt,
+    version: next.version,
+    errorType: next.errorType,
+  };
+  if (!(await deps.states.transition(next, flip, base.version))) return outcome(base, { conflict: true });
+  const sent = entry ? await send(deps, next.runId, entry, now) : { delivered: 0, failed: 0 };
+  return outcome(next, { from, transitioned: true, wrote: true, ...sent });
+}
