@@ -47,7 +47,7 @@ def watch(
         interval: seconds between `metadata.json` heartbeats.
         progress_interval: least seconds between `progress.json` writes (default: `min(10, interval)`).
         log_file: a log file whose tail is uploaded to `logs/training_log_latest.txt` each interval.
-        enabled: write or not; default: only on rank 0 (`RANK`, else `LOCAL_RANK`), and never when
+        enabled: write or not; default: only on rank 0 (`RANK`, else `SLURM_PROCID`, else `LOCAL_RANK`), and never when
             `TRAINWATCH_DISABLED=1`.
         node_files: write `nodes/{node_rank}.json` (protocol v1.1) from every node's local rank 0, every
             `interval`, with GPU telemetry; default on, off with `TRAINWATCH_NODE_FILES=0`. Node rank and
