@@ -107,8 +107,9 @@ def test_another_nodes_local_rank_0_writes_only_its_node_file(bucket: str, run_i
     assert files.keys() == ["nodes/1.json"]  # no metadata, progress or _complete: those are rank 0's
     assert node["node_rank"] == 1 and node["nodes"] == 2
     assert node["instance_id"] == monkeypatch_id and node["hostname"] and node["last_updated"].endswith("Z")
-    assert 0.0015 <= node["step_time_s"] <= 0.01, node  # ~20 ms per 10 steps
-    assert 8_000 <= node["samples_per_s"] <= 16_000, node  # 320 samples per ~20 ms
+    # At least 20 ms per call of 10 steps and 320 samples (a busy machine may take longer, never less).
+    assert 0.002 <= node["step_time_s"] < 0.1, node
+    assert 3_200 < node["samples_per_s"] <= 16_000, node
     assert len(node["gpus"]) == 8
     assert node["gpus"][0] == {"index": 0, "util": 97, "mem_used_mib": 71000, "mem_total_mib": 81559, "temp_c": 61,
                                "power_w": 652.3, "ecc_uncorrected": 0}

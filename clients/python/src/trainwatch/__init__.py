@@ -50,7 +50,8 @@ def watch(
         enabled: write or not; default: only on rank 0 (`RANK`, else `SLURM_PROCID`, else `LOCAL_RANK`), and never when
             `TRAINWATCH_DISABLED=1`.
         node_files: write `nodes/{node_rank}.json` (protocol v1.1) from every node's local rank 0, every
-            `interval`, with GPU telemetry; default on, off with `TRAINWATCH_NODE_FILES=0`. Node rank and
+            `interval`, with GPU telemetry; default on unless `enabled=False`, and never with
+            `TRAINWATCH_NODE_FILES=0`. Node rank and
             count come from the launcher's environment (torchrun, SLURM, Ray, EKS: see the README).
         flush_timeout: how long the end of the run may wait for its last writes when S3 is down.
         handle_sigterm: record SIGTERM as preempted (then the previous handler or the default runs).
@@ -87,8 +88,8 @@ def watch(
     metadata = {k: v for k, v in metadata.items() if v is not None}
     _p.check_metadata(metadata)
     if node_files is None:
-        node_files = env_flag(env, "TRAINWATCH_NODE_FILES") is not False
-    node_rank = place.node_rank if node_files and enabled is not False else None
+        node_files = enabled is not False
+    node_rank = place.node_rank if node_files and env_flag(env, "TRAINWATCH_NODE_FILES") is not False else None
     if enabled is None:
         enabled = rank(env) == 0
     return Run(

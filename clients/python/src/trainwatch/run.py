@@ -214,7 +214,8 @@ class Run:
         atexit.unregister(self._atexit)
         worker = self._worker
         assert worker is not None
-        if not self.enabled:  # a node file writer: its run files are rank 0's to write
+        if not self.enabled:  # a node file writer: its run files are rank 0's to write; its last state lands
+            worker.put(self._node.name, functools.partial(self._node.body, self._instance))  # type: ignore[union-attr]
             worker.close(self._flush_timeout)
             return
         if self._preempted:
