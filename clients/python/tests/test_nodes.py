@@ -27,38 +27,11 @@ FAST = {"interval": 0.05, "flush_timeout": 5.0}
 LAUNCHER_VARS = ("RANK", "LOCAL_RANK", "GROUP_RANK", "NODE_RANK", "SLURM_NODEID", "SLURM_LOCALID", "SLURM_NNODES",
                  "NNODES", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "SLURM_PROCID", "TRAINWATCH_NODE_FILES")
 
-# What each launcher sets in one process (the others' variables absent), and where that process sits.
+# What each launcher sets in one process (the others' variables absent), and where that process sits; the
+# shell CLI's tests read the same table, so both writers follow one rule.
 LAUNCHERS = [
-    ("plain python", {}, Topology(0, 1, 0)),
-    ("torchrun, node 2 of 4, local rank 0",
-     {"RANK": "16", "LOCAL_RANK": "0", "GROUP_RANK": "2", "LOCAL_WORLD_SIZE": "8", "WORLD_SIZE": "32"},
-     Topology(2, 4, 0)),
-    ("torchrun, node 2 of 4, local rank 5",
-     {"RANK": "21", "LOCAL_RANK": "5", "GROUP_RANK": "2", "LOCAL_WORLD_SIZE": "8", "WORLD_SIZE": "32"},
-     Topology(None, 4, 5)),
-    ("torchrun, single node", {"RANK": "0", "LOCAL_RANK": "0", "GROUP_RANK": "0", "LOCAL_WORLD_SIZE": "8",
-                               "WORLD_SIZE": "8"}, Topology(0, 1, 0)),
-    ("srun, one task per GPU, node 7 of 16",
-     {"SLURM_PROCID": "56", "SLURM_LOCALID": "0", "SLURM_NODEID": "7", "SLURM_NNODES": "16"}, Topology(7, 16, 0)),
-    ("srun, one task per GPU, local id 3",
-     {"SLURM_PROCID": "59", "SLURM_LOCALID": "3", "SLURM_NODEID": "7", "SLURM_NNODES": "16"}, Topology(None, 16, 3)),
-    ("srun starting torchrun per node: torchrun's local rank wins over SLURM_LOCALID",
-     {"SLURM_LOCALID": "0", "SLURM_NODEID": "3", "SLURM_NNODES": "4", "RANK": "26", "LOCAL_RANK": "2",
-      "GROUP_RANK": "3", "LOCAL_WORLD_SIZE": "8", "WORLD_SIZE": "32"}, Topology(None, 4, 2)),
-    ("Ray Train worker, node 1 of 2",
-     {"RANK": "4", "LOCAL_RANK": "0", "NODE_RANK": "1", "LOCAL_WORLD_SIZE": "4", "WORLD_SIZE": "8"},
-     Topology(1, 2, 0)),
-    ("EKS pod with NODE_RANK and NNODES in its spec",
-     {"NODE_RANK": "5", "NNODES": "8", "LOCAL_RANK": "0", "RANK": "40", "WORLD_SIZE": "64"}, Topology(5, 8, 0)),
-    ("only RANK and the sizes: node rank derived", {"RANK": "24", "LOCAL_WORLD_SIZE": "8", "WORLD_SIZE": "32"},
-     Topology(3, 4, 0)),
-    ("only RANK (no local facts): rank 0 is node 0", {"RANK": "0", "WORLD_SIZE": "16"}, Topology(0, None, 0)),
-    ("only RANK 5: where it sits is unknown, so no node file", {"RANK": "5", "WORLD_SIZE": "16"},
-     Topology(None, None, None)),
-    ("a bad GROUP_RANK falls through to NODE_RANK", {"GROUP_RANK": "x", "NODE_RANK": "1", "LOCAL_RANK": "0",
-                                                     "NNODES": "2"}, Topology(1, 2, 0)),
-    ("a node rank not below the node count writes nothing", {"NODE_RANK": "4", "NNODES": "4", "LOCAL_RANK": "0"},
-     Topology(None, 4, 0)),
+    (case["launcher"], case["env"], Topology(case["node_rank"], case["nodes"], case["local_rank"]))
+    for case in json.loads((REPO / "test" / "fixtures" / "launchers.json").read_text())
 ]
 
 
