@@ -174,6 +174,7 @@ def test_lightning_callback_on_another_nodes_local_rank_0_writes_only_its_node_f
     callback.on_fit_start(trainer, None)
     callback.on_train_start(trainer, None)
     trainer.global_step = 5
+    assert not callback.run.wants_progress()  # metrics are rank 0's: never read (and GPU-synced) here
     callback.on_train_batch_end(trainer, None, None, None, 4)
     callback.on_validation_start(trainer, None)
     callback.on_validation_end(trainer, None)

@@ -177,7 +177,8 @@ class Run:
 
     def wants_progress(self) -> bool:
         """True when the next `progress()` call would be written: compute costly metrics only then."""
-        return self._started and not self._finished and time.monotonic() >= self._next_progress_at
+        # A node file writer writes no metrics: never make the caller compute (and sync the GPU for) them.
+        return self.enabled and self._started and not self._finished and time.monotonic() >= self._next_progress_at
 
     def phase(self, name: str) -> "_Phase":
         """Sets the phase now (e.g. `checkpointing`, which the watchdog gives more time); as a context
