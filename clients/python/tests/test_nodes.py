@@ -73,16 +73,18 @@ def test_another_nodes_local_rank_0_writes_only_its_node_file(bucket: str, run_i
     monkeypatch_id = "i-0abc1234def567890"
     with trainwatch.watch(run_id, bucket, instance_id=monkeypatch_id, **FAST) as run:
         assert not run.enabled and run.node_rank == 1
-        for step in range(1, 6):
+        for step in range(1, 7):
             run.progress(step * 10, total_steps=1000, loss=0.5, samples=320)
             time.sleep(0.02)
-        node = wait_for(lambda: (n := files.json("nodes/1.json")) and n.get("step") == 50 and n, what="node file")
+        node = wait_for(lambda: (n := files.json("nodes/1.json")) and n.get("step") == 60 and n, what="node file")
     assert files.keys() == ["nodes/1.json"]  # no metadata, progress or _complete: those are rank 0's
     assert node["node_rank"] == 1 and node["nodes"] == 2
     assert node["instance_id"] == monkeypatch_id and node["hostname"] and node["last_updated"].endswith("Z")
-    # At least 20 ms per call of 10 steps and 320 samples (a busy machine may take longer, never less).
-    assert 0.002 <= node["step_time_s"] < 0.1, node
-    assert 3_200 < node["samples_per_s"] <= 16_000, node
+    # At least 20 ms per call of 10 steps and 320 samples (a busy machine may take longer, never less); both
+    # are medians over the same five intervals, so 32 samples a step ties them together.
+    assert 0.002 <= node["step_time_s"] < 1, node
+    assert 0 < node["samples_per_s"] <= 16_000, node
+    assert node["samples_per_s"] == pytest.approx(32 / node["step_time_s"], rel=0.06)
     assert len(node["gpus"]) == 8
     assert node["gpus"][0] == {"index": 0, "util": 97, "mem_used_mib": 71000, "mem_total_mib": 81559, "temp_c": 61,
                                "power_w": 652.3, "ecc_uncorrected": 0}
@@ -253,7 +255,7 @@ def test_step_time_is_the_median_so_a_checkpoint_pause_does_not_skew_it():
         beat.record(t, step, {"tokens": 40960})
     timing = beat._timing()
     assert timing["step"] == 100 and timing["step_time_s"] == 0.1
-    assert timing["tokens_per_s"] == round(40960 * 10 / (t - 101.0), 3)
+    assert timing["tokens_per_s"] == 40960  # per 1 s interval; the minute-long one does not drag it down
     assert "samples_per_s" not in timing
 
 

@@ -47,12 +47,12 @@ def watch(
         interval: seconds between `metadata.json` heartbeats.
         progress_interval: least seconds between `progress.json` writes (default: `min(10, interval)`).
         log_file: a log file whose tail is uploaded to `logs/training_log_latest.txt` each interval.
-        enabled: write or not; default: only on rank 0 (`RANK`, else `SLURM_PROCID`, else `LOCAL_RANK`), and never when
-            `TRAINWATCH_DISABLED=1`.
+        enabled: write the run's files or not; default: only on rank 0 (`RANK`, else `SLURM_PROCID`, else
+            `LOCAL_RANK`), and never when `TRAINWATCH_DISABLED=1`.
         node_files: write `nodes/{node_rank}.json` (protocol v1.1) from every node's local rank 0, every
-            `interval`, with GPU telemetry; default on unless `enabled=False`, and never with
-            `TRAINWATCH_NODE_FILES=0`. Node rank and
-            count come from the launcher's environment (torchrun, SLURM, Ray, EKS: see the README).
+            `interval`, with GPU telemetry; default on unless `enabled=False`, never with
+            `TRAINWATCH_NODE_FILES=0`. Node rank and count come from the launcher's environment (torchrun,
+            SLURM, Ray, EKS: see `_nodes.py` and docs/PROTOCOL.md).
         flush_timeout: how long the end of the run may wait for its last writes when S3 is down.
         handle_sigterm: record SIGTERM as preempted (then the previous handler or the default runs).
         s3_client: a boto3 S3 client to use instead of one built from the environment

@@ -78,14 +78,18 @@ class NodeBeat:
         if per_step:
             # The median: a checkpoint or an evaluation between two calls is one outlier, not the norm.
             out["step_time_s"] = round(statistics.median(per_step), 4)
-        span = recent[-1][0] - recent[0][0]
-        for i, (count, rate) in enumerate(zip(COUNTS, RATES)):
-            latest_rate = _number(recent[-1][4 + i])
-            counted = [_number(r[2 + i]) for r in recent[1:]]
-            if latest_rate is not None:
-                out[rate] = round(latest_rate, 3)
-            elif span > 0 and counted and all(c is not None for c in counted):
-                out[rate] = round(sum(counted) / span, 3)  # type: ignore[arg-type]
+        for i, rate in enumerate(RATES):
+            reported = _number(recent[-1][4 + i])
+            # Else this node's rate between consecutive calls, the median again, from the counts it was given.
+            measured = [
+                count / (b[0] - a[0])
+                for a, b in zip(recent, recent[1:])
+                if b[0] > a[0] and (count := _number(b[2 + i])) is not None
+            ]
+            if reported is not None:
+                out[rate] = round(reported, 3)
+            elif measured:
+                out[rate] = round(statistics.median(measured), 3)
         return out
 
 

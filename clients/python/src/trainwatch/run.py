@@ -137,7 +137,11 @@ class Run:
         return self
 
     def progress(self, step: int, total_steps: Optional[int] = None, **metrics: Any) -> None:
-        """Records progress; cheap enough for every step (writes are throttled to `progress_interval`)."""
+        """Records progress; cheap enough for every step (writes are throttled to `progress_interval`).
+
+        Every metric goes to `progress.json`. `samples=` / `tokens=` (what this node processed since its
+        previous call) or `samples_per_s=` / `tokens_per_s=` (its rates) also give the node file its throughput.
+        """
         if not self._started or self._finished:
             return
         if not self.enabled:  # only this node's file: step timing, nothing else
