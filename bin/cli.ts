@@ -23,6 +23,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
     summary: "write a run's metadata.json, from shell scripts [--start] [--phase P]",
     load: () => import('./commands/heartbeat.js'),
   },
+  'node-heartbeat': {
+    summary: "write this node's nodes/{node_rank}.json with GPU telemetry [--step N]",
+    load: () => import('./commands/nodeHeartbeat.js'),
+  },
   progress: {
     summary: "write a run's progress.json STEP [--total-steps N] [--loss X]",
     load: () => import('./commands/progress.js'),

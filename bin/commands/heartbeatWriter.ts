@@ -5,6 +5,7 @@ import { ConfigError, TrainwatchError } from '../../lambdas/core/errors.js';
 import { runKey } from '../../lambdas/core/listing.js';
 import {
   MAX_TEXT_BYTES,
+  nodeFile,
   normalisePrefix,
   RunFile,
   type RunFileName,
@@ -76,14 +77,38 @@ export class RunFileWriter {
   }
 
   async put(file: RunFileName, body: string | Uint8Array, contentType: string): Promise<void> {
-    await this.call(file, () =>
+    await this.putKey(this.key(file), body, contentType);
+  }
+
+  /** `nodes/{rank}.json` (protocol v1.1): this node's file. */
+  async putNode(rank: number, value: Record<string, unknown>): Promise<void> {
+    await this.putKey(this.nodeKey(rank), JSON.stringify(value), 'application/json');
+  }
+
+  /** This node's file as it is now, as an object; undefined when there is none or it is unreadable. */
+  async readNode(rank: number): Promise<Record<string, unknown> | undefined> {
+    const key = this.nodeKey(rank);
+    try {
+      const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const value: unknown = JSON.parse((await out.Body?.transformToString()) ?? '');
+      return typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? (value as Record<string, unknown>)
+        : undefined;
+    } catch (e) {
+      const name = (e as { name?: string }).name;
+      if (name === 'NoSuchKey' || name === 'AccessDenied' || e instanceof SyntaxError) return undefined;
+      throw this.failure(key, e);
+    }
+  }
+
+  private nodeKey(rank: number): string {
+    return runKey(this.prefix, this.runId, nodeFile(rank));
+  }
+
+  private async putKey(key: string, body: string | Uint8Array, contentType: string): Promise<void> {
+    await this.call(key, () =>
       this.s3.send(
-        new PutObjectCommand({
-          Bucket: this.bucket,
-          Key: this.key(file),
-          Body: body,
-          ContentType: contentType,
-        }),
+        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }),
       ),
     );
   }
@@ -93,7 +118,7 @@ export class RunFileWriter {
   }
 
   async delete(file: RunFileName): Promise<void> {
-    await this.call(file, () =>
+    await this.call(this.key(file), () =>
       this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(file) })),
     );
   }
@@ -112,7 +137,7 @@ export class RunFileWriter {
       // Without s3:ListBucket, S3 answers a missing key with 403 (AccessDenied), not 404.
       const name = (e as { name?: string }).name;
       if (name === 'NoSuchKey' || name === 'AccessDenied' || e instanceof SyntaxError) return {};
-      throw this.failure('metadata', e);
+      throw this.failure(this.key('metadata'), e);
     }
   }
 
@@ -149,18 +174,18 @@ export class RunFileWriter {
     await this.put('log', data, 'text/plain; charset=utf-8');
   }
 
-  private async call(file: RunFileName, send: () => Promise<unknown>): Promise<void> {
+  private async call(key: string, send: () => Promise<unknown>): Promise<void> {
     try {
       await send();
     } catch (e) {
-      throw this.failure(file, e);
+      throw this.failure(key, e);
     }
   }
 
-  private failure(file: RunFileName, e: unknown): HeartbeatWriteError {
+  private failure(key: string, e: unknown): HeartbeatWriteError {
     const err = e as Error;
     return new HeartbeatWriteError(
-      `could not reach s3://${this.bucket}/${this.key(file)}: ${err.name}: ${err.message}`,
+      `could not reach s3://${this.bucket}/${key}: ${err.name}: ${err.message}`,
       { runId: this.runId },
       { cause: e },
     );

@@ -139,3 +139,45 @@ def test_lightning_callback_records_an_exception_as_failed(fake_framework, bucke
         callback.on_exception(trainer, None, error)
     assert files.text("_error").startswith("RuntimeError: NCCL error: unhandled system error")
     assert files.json("metadata.json")["status"] == "failed"
+
+
+TORCHRUN_NODE_1 = {"RANK": "8", "LOCAL_RANK": "0", "GROUP_RANK": "1", "LOCAL_WORLD_SIZE": "8", "WORLD_SIZE": "16"}
+
+
+def test_hugging_face_callback_on_another_nodes_main_process_writes_only_its_node_file(
+    fake_framework, bucket: str, run_id: str, files: RunFiles, monkeypatch: pytest.MonkeyPatch
+):
+    for name, value in TORCHRUN_NODE_1.items():
+        monkeypatch.setenv(name, value)
+    hf = importlib.import_module("trainwatch.integrations.huggingface")
+    callback = hf.TrainwatchCallback(run_id=run_id, bucket=bucket, **FAST)
+    state = types.SimpleNamespace(global_step=0, max_steps=20, is_world_process_zero=False, is_local_process_zero=True)
+    callback.on_train_begin(types.SimpleNamespace(), state, None)
+    for step in range(1, 4):
+        state.global_step = step
+        callback.on_step_end(None, state, None)
+    callback.on_train_end(None, state, None)
+    assert not callback.run.enabled and callback.run.node_rank == 1
+    assert files.keys() == ["nodes/1.json"]
+    assert files.json("nodes/1.json")["step"] == 3
+
+
+def test_lightning_callback_on_another_nodes_local_rank_0_writes_only_its_node_file(
+    fake_framework, bucket: str, run_id: str, files: RunFiles, monkeypatch: pytest.MonkeyPatch
+):
+    for name, value in TORCHRUN_NODE_1.items():
+        monkeypatch.setenv(name, value)
+    pl = importlib.import_module("trainwatch.integrations.lightning")
+    callback = pl.TrainwatchCallback(run_id=run_id, bucket=bucket, **FAST)
+    trainer = _trainer(local_rank=0)
+    trainer.is_global_zero = False
+    callback.on_fit_start(trainer, None)
+    callback.on_train_start(trainer, None)
+    trainer.global_step = 5
+    assert not callback.run.wants_progress()  # metrics are rank 0's: never read (and GPU-synced) here
+    callback.on_train_batch_end(trainer, None, None, None, 4)
+    callback.on_validation_start(trainer, None)
+    callback.on_validation_end(trainer, None)
+    callback.on_fit_end(trainer, None)
+    assert files.keys() == ["nodes/1.json"]
+    assert files.json("nodes/1.json")["node_rank"] == 1

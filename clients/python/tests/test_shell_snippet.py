@@ -15,6 +15,9 @@ from pathlib import Path
 from _support import RunFiles
 from test_protocol_schema import CHECK, REPO
 
+LAUNCHER_VARS = ("RANK", "LOCAL_RANK", "GROUP_RANK", "NODE_RANK", "SLURM_NODEID", "SLURM_LOCALID", "SLURM_NNODES",
+                 "NNODES", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "SLURM_PROCID", "TRAINWATCH_NODE_FILES")
+
 SNIPPET = REPO / "examples" / "trainwatch.sh"
 
 
@@ -73,3 +76,49 @@ def test_writes_an_error_read_from_stdin(bucket: str, run_id: str, files: RunFil
     assert child.wait(timeout=60) == 0
     assert files.text("_error") == "Traceback...\nRuntimeError: CUDA out of memory.\n"
     assert files.json("metadata.json")["status"] == "failed"
+
+
+def test_the_snippet_places_each_launchers_process_like_the_python_client():
+    from test_nodes import LAUNCHERS  # the table both clients and the shell CLI follow
+
+    script = f"source {SNIPPET}\n" + "".join(
+        f"( {' '.join(f'export {k}={v};' for k, v in env.items())} tw_topology; "
+        f"echo \"$TW_NODE_RANK|$TW_NODES|$TW_LOCAL_RANK\" )\n"
+        for _, env, _ in LAUNCHERS
+    )
+    clean = {k: v for k, v in os.environ.items() if k not in LAUNCHER_VARS}
+    out = subprocess.run(["bash", "-c", script], env={**clean, "TRAINWATCH_BUCKET": "b", "TRAINWATCH_RUN_ID": "r"},
+                         capture_output=True, text=True, check=True, timeout=30).stdout.splitlines()
+    got = [tuple(int(x) if x else None for x in line.split("|")) for line in out]
+    assert got == [tuple(expected) for _, _, expected in LAUNCHERS]
+
+
+def test_every_nodes_local_rank_0_writes_its_node_file_and_only_rank_0_the_runs(bucket: str, run_id: str,
+                                                                               files: RunFiles, tmp_path: Path):
+    from test_nodes import assert_the_watchdog_accepts
+
+    gpus = str(REPO / "test" / "fixtures" / "bin" / "xid79")
+    clean = {k: v for k, v in os.environ.items() if k not in LAUNCHER_VARS}
+    torchrun = {"LOCAL_WORLD_SIZE": "8", "WORLD_SIZE": "16", "TRAINWATCH_INSTANCE_ID": "i-0abc1234def567890",
+                "PATH": f"{gpus}:{os.environ['PATH']}"}
+    node_1 = subprocess.Popen(
+        ["bash", "-c", f"source {SNIPPET}\ntw_start\ntw_progress 10\nsleep 0.2\ntw_progress 20\ntw_node\ntw_complete"],
+        env={**clean, **torchrun, "TRAINWATCH_BUCKET": bucket, "TRAINWATCH_RUN_ID": run_id, "TRAINWATCH_INTERVAL": "60",
+             "RANK": "8", "LOCAL_RANK": "0", "GROUP_RANK": "1"},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, err = node_1.communicate(timeout=90)
+    assert (node_1.returncode, err) == (0, "")
+    assert files.keys() == ["nodes/1.json"]  # another rank: no metadata.json, no _complete
+    node = files.json("nodes/1.json")
+    assert node["node_rank"] == 1 and node["nodes"] == 2 and node["step"] == 20
+    assert node["instance_id"] == "i-0abc1234def567890" and 0.01 < node["step_time_s"] < 1
+    assert node["gpus"][3] == {"index": 3, "error": "GPU requires reset"} and node["gpus"][0]["power_w"] == 71.0
+    assert_the_watchdog_accepts(tmp_path, files.text("nodes/1.json"), rank=1)
+
+    other = bash("tw_start\ntw_complete", run_id, bucket, **torchrun, RANK="9", LOCAL_RANK="1", GROUP_RANK="1")
+    assert other.wait(timeout=60) == 0
+    head = bash("tw_start\ntw_complete", run_id, bucket, **torchrun, RANK="0", LOCAL_RANK="0", GROUP_RANK="0")
+    assert head.wait(timeout=90) == 0
+    assert files.keys() == ["_complete", "metadata.json", "nodes/0.json", "nodes/1.json"]
+    assert files.json("metadata.json")["nodes"] == 2
+    assert_the_watchdog_accepts(tmp_path, files.text("nodes/0.json"), rank=0)

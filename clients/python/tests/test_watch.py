@@ -51,7 +51,8 @@ def test_writes_heartbeats_while_running_and_complete_on_clean_exit(bucket: str,
     assert progress["step"] == 4 and progress["loss"] == pytest.approx(0.2) and progress["learning_rate"] == 3e-4
     complete = files.json("_complete")
     assert complete["status"] == "completed" and complete["step"] == 4 and complete["total_steps"] == 10
-    assert files.keys() == ["_complete", "metadata.json", "progress.json"]
+    # v1.1: a single-node run writes its node file too.
+    assert files.keys() == ["_complete", "metadata.json", "nodes/0.json", "progress.json"]
 
 
 def test_writes_error_with_the_traceback_and_reraises_on_an_exception(bucket: str, run_id: str, files: RunFiles):

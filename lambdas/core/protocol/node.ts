@@ -16,6 +16,8 @@ export const NodeGpuSchema = z.looseObject({
   temp_c: reading(z.number()),
   power_w: reading(z.number().min(0)),
   ecc_uncorrected: reading(z.number().int().min(0)),
+  /** Why this GPU could not be read (`GPU requires reset`, `GPU is lost`): evidence, not a parse error. */
+  error: z.string().max(1000).optional(),
 });
 
 /** `nodes/{node_rank}.json` (protocol v1.1): this node is alive, and how its GPUs and steps are doing. */
@@ -35,6 +37,8 @@ export const NodeFileSchema = z
     samples_per_s: reading(z.number().min(0)),
     tokens_per_s: reading(z.number().min(0)),
     gpus: z.array(NodeGpuSchema).max(1024).optional(),
+    /** Why no GPU could be read (`nvidia-smi exit 9: ... couldn't communicate with the NVIDIA driver`). */
+    gpu_error: z.string().max(1000).optional(),
   })
   .refine((n) => n.nodes === undefined || n.node_rank < n.nodes, {
     message: 'node_rank must be below nodes (ranks count from 0)',

@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 from . import _protocol as _p
 from ._environment import env_flag, rank
+from ._nodes import topology
 from .run import Run, __version__
 
 __all__ = ["Run", "watch", "__version__"]
@@ -34,6 +35,7 @@ def watch(
     flush_timeout: float = 10.0,
     handle_sigterm: bool = True,
     s3_client: Any = None,
+    node_files: Optional[bool] = None,
     **metadata: Any,
 ) -> Run:
     """Watches a training run; use as a context manager (`with trainwatch.watch(...) as run:`).
@@ -45,15 +47,20 @@ def watch(
         interval: seconds between `metadata.json` heartbeats.
         progress_interval: least seconds between `progress.json` writes (default: `min(10, interval)`).
         log_file: a log file whose tail is uploaded to `logs/training_log_latest.txt` each interval.
-        enabled: write or not; default: only on rank 0 (`RANK`, else `LOCAL_RANK`), and never when
-            `TRAINWATCH_DISABLED=1`.
+        enabled: write the run's files or not; default: only on rank 0 (`RANK`, else `SLURM_PROCID`, else
+            `LOCAL_RANK`), and never when `TRAINWATCH_DISABLED=1`.
+        node_files: write `nodes/{node_rank}.json` (protocol v1.1) from every node's local rank 0, every
+            `interval`, with GPU telemetry; default on unless `enabled=False`, never with
+            `TRAINWATCH_NODE_FILES=0`. Node rank and count come from the launcher's environment (torchrun,
+            SLURM, Ray, EKS: see `_nodes.py` and docs/PROTOCOL.md).
         flush_timeout: how long the end of the run may wait for its last writes when S3 is down.
         handle_sigterm: record SIGTERM as preempted (then the previous handler or the default runs).
         s3_client: a boto3 S3 client to use instead of one built from the environment
             (`AWS_ENDPOINT_URL` is honoured).
         **metadata: extra `metadata.json` fields: `job_name`, `phase`, `attempt` (default
             `TRAINWATCH_ATTEMPT`, else one more than the last attempt's), `instance_id` (default
-            `TRAINWATCH_INSTANCE_ID`, else IMDSv2), `checkpoint_dir`, `profile`, `stale_minutes`, `tags`, ...
+            `TRAINWATCH_INSTANCE_ID`, else IMDSv2), `checkpoint_dir`, `profile`, `stale_minutes`, `tags`,
+            `nodes` (default: the node count the launcher's environment says), ...
 
     Raises:
         ValueError: a missing or invalid run id or bucket, or a metadata field the watchdog would reject.
@@ -76,8 +83,13 @@ def watch(
         raise ValueError(f"trainwatch: progress_interval must be >= 0 seconds, not {progress_interval!r}")
     metadata.setdefault("attempt", _int_env(env, "TRAINWATCH_ATTEMPT"))
     metadata.setdefault("instance_id", env.get("TRAINWATCH_INSTANCE_ID", "").strip() or None)
+    place = topology(env)
+    metadata.setdefault("nodes", place.nodes)
     metadata = {k: v for k, v in metadata.items() if v is not None}
     _p.check_metadata(metadata)
+    if node_files is None:
+        node_files = enabled is not False
+    node_rank = place.node_rank if node_files and env_flag(env, "TRAINWATCH_NODE_FILES") is not False else None
     if enabled is None:
         enabled = rank(env) == 0
     return Run(
@@ -93,6 +105,7 @@ def watch(
         handle_sigterm=handle_sigterm,
         s3_client=s3_client,
         env=env,
+        node_rank=node_rank,
     )
 
 

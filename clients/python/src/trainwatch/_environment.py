@@ -40,8 +40,9 @@ def instance_id_from_imds(env: Mapping[str, str], timeout: float = 1.0) -> Optio
 
 
 def rank(env: Mapping[str, str]) -> int:
-    """This process's global rank: `RANK`, else `LOCAL_RANK`, else 0 (a single process)."""
-    for name in ("RANK", "LOCAL_RANK"):
+    """This process's global rank: `RANK`, else `SLURM_PROCID` (srun without torchrun), else `LOCAL_RANK`,
+    else 0 (a single process)."""
+    for name in ("RANK", "SLURM_PROCID", "LOCAL_RANK"):
         raw = env.get(name, "").strip()
         if raw:
             try:

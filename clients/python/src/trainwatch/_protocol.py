@@ -1,4 +1,4 @@
-"""The heartbeat protocol (v1) as the client writes it: file names, run ids, JSON encoding.
+"""The heartbeat protocol (v1, and v1.1's node files) as the client writes it: file names, run ids, JSON encoding.
 
 Mirrors `lambdas/core/protocol/` in the watchdog; the tests check the files against its schemas.
 """
@@ -29,6 +29,8 @@ _PREFIX = re.compile(r"^[A-Za-z0-9._\-/]*$")
 MAX_TEXT_BYTES = 64 * 1024
 # stale_minutes may be at most a week (the watchdog's schema says so).
 MAX_STALE_MINUTES = 7 * 24 * 60
+# v1.1: node ranks 0..MAX_NODES-1 (the watchdog's schema says so).
+MAX_NODES = 4096
 
 
 def check_run_id(run_id: object) -> str:
@@ -75,6 +77,9 @@ def check_metadata(fields: dict[str, Any]) -> None:
         or not 0 < stale <= MAX_STALE_MINUTES
     ):
         raise ValueError(f"trainwatch: stale_minutes must be a number in (0, {MAX_STALE_MINUTES}], not {stale!r}")
+    nodes = fields.get("nodes")
+    if nodes is not None and (isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_NODES):
+        raise ValueError(f"trainwatch: nodes must be an integer in [1, {MAX_NODES}], not {nodes!r}")
     tags = fields.get("tags")
     if tags is not None and not isinstance(tags, dict):
         raise ValueError(f"trainwatch: tags must be a dict, not {type(tags).__name__}")

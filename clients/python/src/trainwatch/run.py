@@ -15,6 +15,7 @@ from typing import Any, Optional, Type
 from . import _protocol as p
 from ._bodies import Record, error_text, progress_body, read_tail
 from ._environment import hostname, instance_id_from_imds
+from ._node import NodeBeat
 from ._s3 import previous_attempt, s3_client
 from ._signals import SigtermHook
 from ._writer import Worker
@@ -30,7 +31,8 @@ class Run:
     """One training run's heartbeat writer. Create it with `trainwatch.watch(...)`.
 
     Every method is safe to call from the training loop: none raises on S3 trouble, none waits on S3.
-    A disabled run (another rank, or `TRAINWATCH_DISABLED=1`) accepts every call and does nothing.
+    A disabled run (another rank, or `TRAINWATCH_DISABLED=1`) accepts every call and does nothing,
+    except on a node's local rank 0, where it still writes this node's `nodes/{node_rank}.json`.
     """
 
     def __init__(
@@ -48,6 +50,8 @@ class Run:
         handle_sigterm: bool = True,
         s3_client: Any = None,
         env: Optional[dict[str, str]] = None,
+        node_rank: Optional[int] = None,
+        nodes: Optional[int] = None,
     ) -> None:
         self.run_id, self.bucket, self.prefix = run_id, bucket, prefix
         self.enabled = enabled
@@ -64,6 +68,8 @@ class Run:
         self._explicit_phase: Optional[str] = meta.pop("phase", None)
         self._attempt: Optional[int] = meta.pop("attempt", None)
         self._instance_id: Optional[str] = meta.pop("instance_id", None)
+        self._nodes_meta: Optional[int] = meta.pop("nodes", nodes)
+        nodes = self._nodes_meta
         if log_file and "log_path" not in meta:
             meta["log_path"] = os.path.abspath(log_file)
         self._meta = meta
@@ -83,6 +89,10 @@ class Run:
         self._next_beat = 0.0
         self._log_seen: Optional[tuple[int, int]] = None
         self._warned: set[str] = set()
+        #: This node's rank when this process writes `nodes/{node_rank}.json` (local rank 0), else None.
+        self.node_rank = node_rank
+        self._node = NodeBeat(node_rank, nodes) if node_rank is not None else None
+        self._next_node = 0.0
 
     # -- public face ---------------------------------------------------------------------------
 
@@ -97,7 +107,7 @@ class Run:
 
     def start(self) -> "Run":
         """Starts heartbeats (the `with` statement calls this). Idempotent."""
-        if not self.enabled or self._started:
+        if self._started or not (self.enabled or self._node):
             return self
         self._started = True
         self._started_at = time.time()
@@ -114,20 +124,31 @@ class Run:
             factory,
             self.bucket,
             self.key_prefix,
-            poll=self._poll,
-            start_with=self._begin,
+            # Another rank that is its node's local rank 0 writes only its node file: no attempt to start.
+            poll=self._poll if self.enabled else self._poll_node,
+            start_with=self._begin if self.enabled else None,
             base_delay=base,
             max_delay=min(60.0, max(1.0, 5 * self._interval)),
         )
-        if self._handle_sigterm:
+        if self._handle_sigterm and self.enabled:
             self._sigterm.install()
         atexit.register(self._atexit)
         self._worker.start()
         return self
 
     def progress(self, step: int, total_steps: Optional[int] = None, **metrics: Any) -> None:
-        """Records progress; cheap enough for every step (writes are throttled to `progress_interval`)."""
+        """Records progress; cheap enough for every step (writes are throttled to `progress_interval`).
+
+        Every metric goes to `progress.json`. `samples=` / `tokens=` (what this node processed since its
+        previous call) or `samples_per_s=` / `tokens_per_s=` (its rates) also give the node file its throughput.
+        """
         if not self._started or self._finished:
+            return
+        if not self.enabled:  # only this node's file: step timing, nothing else
+            try:
+                self._node.record(time.monotonic(), int(step), metrics)  # type: ignore[union-attr]
+            except Exception as error:
+                self._warn_once("progress", "trainwatch: progress(%r) ignored: %s", step, error)
             return
         try:
             if total_steps is not None:
@@ -140,6 +161,8 @@ class Run:
             if record[0] < 0:
                 raise ValueError(f"step must be >= 0, not {step!r}")
             now = time.monotonic()
+            if self._node is not None:
+                self._node.record(now, record[0], metrics)
             first = self._latest is None
             self._latest = record  # first, so the writer sees it whichever branch follows
             if now >= self._next_progress_at:
@@ -158,7 +181,8 @@ class Run:
 
     def wants_progress(self) -> bool:
         """True when the next `progress()` call would be written: compute costly metrics only then."""
-        return self._started and not self._finished and time.monotonic() >= self._next_progress_at
+        # A node file writer writes no metrics: never make the caller compute (and sync the GPU for) them.
+        return self.enabled and self._started and not self._finished and time.monotonic() >= self._next_progress_at
 
     def phase(self, name: str) -> "_Phase":
         """Sets the phase now (e.g. `checkpointing`, which the watchdog gives more time); as a context
@@ -181,7 +205,7 @@ class Run:
 
     def heartbeat(self) -> None:
         """Writes metadata.json soon, instead of at the next interval."""
-        if self._started and self._worker is not None:
+        if self._started and self.enabled and self._worker is not None:
             self._next_beat = 0.0
             self._worker.wake()
 
@@ -195,6 +219,10 @@ class Run:
         atexit.unregister(self._atexit)
         worker = self._worker
         assert worker is not None
+        if not self.enabled:  # a node file writer: its run files are rank 0's to write; its last state lands
+            worker.put(self._node.name, functools.partial(self._node.body, self._instance))  # type: ignore[union-attr]
+            worker.close(self._flush_timeout)
+            return
         if self._preempted:
             # `_error` says so already; a graceful exit after SIGTERM is not a completion.
             worker.put(p.METADATA, self._metadata_body)
@@ -210,8 +238,7 @@ class Run:
 
     def _begin(self, s3: Any) -> None:
         """First thing on the writer thread: find the instance and the attempt, clear the last attempt's end."""
-        if self._instance_id is None:
-            self._instance_id = instance_id_from_imds(self._env) or ""
+        self._instance()
         if self._attempt is None:
             self._attempt = previous_attempt(s3, self.bucket, self.key_prefix + p.METADATA) + 1
         for name in (p.ERROR, p.COMPLETE):
@@ -234,7 +261,22 @@ class Run:
             worker.put(p.PROGRESS, functools.partial(progress_body, latest))
             waiting = False
         wait = self._next_progress_at - now if waiting else self._interval
-        return min(wait, self._next_beat - now)
+        return min(wait, self._next_beat - now, self._poll_node(now))
+
+    def _poll_node(self, now: float) -> float:
+        """Queues this node's file every interval; the body (GPU telemetry included) is made at write time."""
+        if self._node is None or self._worker is None:
+            return self._interval
+        if now >= self._next_node:
+            self._next_node = now + self._interval
+            self._worker.put(self._node.name, functools.partial(self._node.body, self._instance))
+        return self._next_node - now
+
+    def _instance(self) -> str:
+        """The instance id: configured, else IMDSv2 (asked once, on the writer thread); "" off EC2."""
+        if self._instance_id is None:
+            self._instance_id = instance_id_from_imds(self._env) or ""
+        return self._instance_id
 
     def _metadata_body(self) -> bytes:
         record: dict[str, Any] = {
@@ -247,6 +289,7 @@ class Run:
             "attempt": self._attempt,
             "instance_id": self._instance_id or None,
             "hostname": hostname(),
+            "nodes": self._nodes_meta,
             "pid": os.getpid(),
             "client": f"trainwatch-python/{__version__}",
         }

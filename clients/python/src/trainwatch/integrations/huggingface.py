@@ -12,7 +12,8 @@ import trainwatch
 class TrainwatchCallback(TrainerCallback):
     """Watches a `Trainer` run: progress each step (throttled), the logged metrics, `_complete` at the end.
 
-    Takes `trainwatch.watch()`'s arguments. Only the world's main process writes. An exception that
+    Takes `trainwatch.watch()`'s arguments. Only the world's main process writes the run's files;
+    each node's local main process writes that node's `nodes/{node_rank}.json`. An exception that
     escapes `trainer.train()` is recorded as `_error` when the program ends (Trainer has no hook for it);
     wrap the call in `with trainwatch.watch(...)` instead where you need it at once.
     """
@@ -30,6 +31,8 @@ class TrainwatchCallback(TrainerCallback):
         options.setdefault("checkpoint_dir", getattr(args, "output_dir", None))
         if not getattr(state, "is_world_process_zero", True):
             options["enabled"] = False
+            # Another node's first process still writes that node's nodes/{node_rank}.json.
+            options.setdefault("node_files", bool(getattr(state, "is_local_process_zero", False)))
         self.run = trainwatch.watch(**options).start()
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:

@@ -16,7 +16,8 @@ import trainwatch
 class TrainwatchCallback(Callback):
     """Watches `trainer.fit()`: progress each batch (throttled), `_error` on an exception, `_complete` at the end.
 
-    Takes `trainwatch.watch()`'s arguments. Only global rank zero writes. Validation runs in phase
+    Takes `trainwatch.watch()`'s arguments. Only global rank zero writes the run's files; each
+    node's local rank zero writes that node's `nodes/{node_rank}.json`. Validation runs in phase
     `validation`, so a long one reads as such in alerts.
     """
 
@@ -35,6 +36,8 @@ class TrainwatchCallback(Callback):
         options.setdefault("checkpoint_dir", getattr(trainer, "default_root_dir", None))
         if not getattr(trainer, "is_global_zero", True):
             options["enabled"] = False
+            # Another node's local rank 0 still writes that node's nodes/{node_rank}.json.
+            options.setdefault("node_files", getattr(trainer, "local_rank", None) == 0)
         self.run = trainwatch.watch(**options).start()
 
     def on_train_start(self, trainer: Any, pl_module: Any) -> None:

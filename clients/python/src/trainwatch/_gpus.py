@@ -1,0 +1,141 @@
+"""GPU telemetry for the node file: NVML (optional `nvidia-ml-py`), else `nvidia-smi --query-gpu`, else none.
+
+Runs on the writer thread only. Nothing here raises: a failing source is logged once and the node file
+says what went wrong (`gpu_error`) instead of carrying readings.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import subprocess
+from typing import Any, Callable, Optional
+
+log = logging.getLogger("trainwatch")
+
+#: nvidia-smi columns, in the order of the node file's GPU fields.
+QUERY = "index,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,ecc.errors.uncorrected.volatile.total"
+FIELDS = ("index", "util", "mem_used_mib", "mem_total_mib", "temp_c", "power_w", "ecc_uncorrected")
+_INTEGER = {"index", "ecc_uncorrected"}
+#: What nvidia-smi prints for a reading it does not have; not a failure.
+_ABSENT = {"[N/A]", "N/A", "[Not Supported]", "Not Supported", ""}
+
+Sample = tuple[Optional[list[dict[str, Any]]], Optional[str]]
+
+
+def _number(text: str, integer: bool) -> Optional[float]:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    return int(value) if integer else round(value, 1)
+
+
+def parse_query(output: str) -> list[dict[str, Any]]:
+    """`nvidia-smi --query-gpu=QUERY --format=csv,noheader,nounits` → GPU entries; a bracketed error
+    (`[GPU requires reset]`, `[Unknown Error]`) in a reading becomes that GPU's `error`."""
+    gpus = []
+    for line in output.splitlines():
+        cells = [c.strip() for c in line.split(",")]
+        if len(cells) != len(FIELDS):
+            continue
+        index = _number(cells[0], True)
+        if index is None or index < 0:
+            continue
+        gpu: dict[str, Any] = {"index": index}
+        for name, cell in zip(FIELDS[1:], cells[1:]):
+            value = _number(cell, name in _INTEGER)
+            if value is not None and value >= 0:
+                gpu[name] = value
+            elif cell not in _ABSENT and cell.startswith("[") and "error" not in gpu:
+                gpu["error"] = cell.strip("[]")[:200]
+        gpus.append(gpu)
+    return gpus
+
+
+class GpuSampler:
+    """Reads every GPU of this node. `sample()` returns (gpus, problem): gpus None when there is no source."""
+
+    def __init__(self, nvidia_smi_timeout: float = 5.0, which: Callable[[str], Optional[str]] = shutil.which):
+        self._timeout = nvidia_smi_timeout
+        self._which = which
+        self._source: Optional[str] = None  # "nvml", "nvidia-smi" or "none", chosen at the first sample
+        self._nvml: Any = None
+        self._warned: set[str] = set()
+
+    def sample(self) -> Sample:
+        try:
+            if self._source is None:
+                self._source = self._choose()
+            if self._source == "nvml":
+                return self._from_nvml(), None
+            if self._source == "nvidia-smi":
+                return self._from_nvidia_smi()
+            return None, None
+        except Exception as error:  # the node file goes on without GPU readings
+            problem = f"GPU telemetry failed: {type(error).__name__}: {error}"[:300]
+            self._warn_once(self._source or "choose", "trainwatch: %s (node files go on without it)", problem)
+            return None, problem
+
+    def _choose(self) -> str:
+        try:
+            import pynvml  # nvidia-ml-py, optional
+
+            pynvml.nvmlInit()
+            self._nvml = pynvml
+            return "nvml"
+        except Exception as error:  # not installed, or no driver: try the CLI
+            log.debug("trainwatch: no NVML (%s)", error)
+        return "nvidia-smi" if self._which("nvidia-smi") else "none"
+
+    def _from_nvidia_smi(self) -> Sample:
+        path = self._which("nvidia-smi") or "nvidia-smi"
+        # A list of arguments, never a shell; a hung driver cannot hold the writer past the timeout.
+        done = subprocess.run(
+            [path, f"--query-gpu={QUERY}", "--format=csv,noheader,nounits"],
+            capture_output=True, text=True, timeout=self._timeout, check=False,
+        )
+        if done.returncode != 0:
+            first = (done.stdout or done.stderr).strip().splitlines()[:1]
+            problem = f"nvidia-smi exit {done.returncode}: {first[0] if first else 'no output'}"[:300]
+            self._warn_once("nvidia-smi-exit", "trainwatch: %s", problem)
+            return None, problem
+        return parse_query(done.stdout), None
+
+    def _from_nvml(self) -> list[dict[str, Any]]:
+        nv = self._nvml
+        gpus = []
+        for index in range(nv.nvmlDeviceGetCount()):
+            gpu: dict[str, Any] = {"index": index}
+            try:
+                handle = nv.nvmlDeviceGetHandleByIndex(index)
+            except nv.NVMLError as error:  # e.g. GPU is lost (fallen off the bus)
+                gpu["error"] = str(error)[:200]
+                gpus.append(gpu)
+                continue
+            readings: dict[str, Callable[[], Any]] = {
+                "util": lambda: nv.nvmlDeviceGetUtilizationRates(handle).gpu,
+                "mem_used_mib": lambda: nv.nvmlDeviceGetMemoryInfo(handle).used // (1024 * 1024),
+                "mem_total_mib": lambda: nv.nvmlDeviceGetMemoryInfo(handle).total // (1024 * 1024),
+                "temp_c": lambda: nv.nvmlDeviceGetTemperature(handle, nv.NVML_TEMPERATURE_GPU),
+                "power_w": lambda: round(nv.nvmlDeviceGetPowerUsage(handle) / 1000, 1),
+                "ecc_uncorrected": lambda: nv.nvmlDeviceGetTotalEccErrors(
+                    handle, nv.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, nv.NVML_VOLATILE_ECC
+                ),
+            }
+            for name, read in readings.items():
+                try:
+                    gpu[name] = read()
+                except nv.NVMLError_NotSupported:
+                    pass
+                except nv.NVMLError as error:
+                    gpu.setdefault("error", str(error)[:200])
+            gpus.append(gpu)
+        return gpus
+
+    def _warn_once(self, key: str, message: str, *args: Any) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            log.warning(message, *args)

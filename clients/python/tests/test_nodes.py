@@ -1,0 +1,292 @@
+"""Protocol v1.1: every node's local rank 0 writes `nodes/{node_rank}.json`, against the moto server."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import trainwatch
+from _support import RunFiles, wait_for
+from test_protocol_schema import REPO
+from trainwatch._gpus import GpuSampler, parse_query
+from trainwatch._node import NodeBeat
+from trainwatch._nodes import Topology, topology
+
+STUBS = REPO / "test" / "fixtures" / "bin"
+FAST = {"interval": 0.05, "flush_timeout": 5.0}
+LAUNCHER_VARS = ("RANK", "LOCAL_RANK", "GROUP_RANK", "NODE_RANK", "SLURM_NODEID", "SLURM_LOCALID", "SLURM_NNODES",
+                 "NNODES", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "SLURM_PROCID", "TRAINWATCH_NODE_FILES")
+
+# What each launcher sets in one process (the others' variables absent), and where that process sits; the
+# shell CLI's tests read the same table, so both writers follow one rule.
+LAUNCHERS = [
+    (case["launcher"], case["env"], Topology(case["node_rank"], case["nodes"], case["local_rank"]))
+    for case in json.loads((REPO / "test" / "fixtures" / "launchers.json").read_text())
+]
+
+
+@pytest.mark.parametrize(("launcher", "env", "expected"), LAUNCHERS, ids=[launcher[0] for launcher in LAUNCHERS])
+def test_node_rank_and_count_from_each_launchers_environment(launcher: str, env: dict[str, str], expected: Topology):
+    assert topology(env) == expected
+
+
+@pytest.fixture
+def launcher(monkeypatch: pytest.MonkeyPatch):
+    """Sets a launcher's variables (and clears the others) for watch(), which reads os.environ."""
+    for name in LAUNCHER_VARS:
+        monkeypatch.delenv(name, raising=False)
+
+    def set_env(**values: str) -> None:
+        for name, value in values.items():
+            monkeypatch.setenv(name, value)
+
+    return set_env
+
+
+@pytest.fixture
+def gpus(monkeypatch: pytest.MonkeyPatch):
+    """Puts a stub scenario's nvidia-smi first on PATH (None: no nvidia-smi at all); NVML is never importable."""
+    monkeypatch.setitem(sys.modules, "pynvml", None)
+
+    def use(scenario: str | None) -> None:
+        path = os.environ.get("PATH", "")
+        clean = os.pathsep.join(p for p in path.split(os.pathsep) if not Path(p, "nvidia-smi").exists())
+        monkeypatch.setenv("PATH", f"{STUBS / scenario}{os.pathsep}{clean}" if scenario else clean)
+
+    return use
+
+
+def test_another_nodes_local_rank_0_writes_only_its_node_file(bucket: str, run_id: str, files: RunFiles,
+                                                               launcher, gpus, tmp_path: Path):
+    launcher(RANK="8", LOCAL_RANK="0", GROUP_RANK="1", LOCAL_WORLD_SIZE="8", WORLD_SIZE="16")
+    gpus("healthy")
+    monkeypatch_id = "i-0abc1234def567890"
+    with trainwatch.watch(run_id, bucket, instance_id=monkeypatch_id, **FAST) as run:
+        assert not run.enabled and run.node_rank == 1
+        for step in range(1, 7):
+            run.progress(step * 10, total_steps=1000, loss=0.5, samples=320)
+            time.sleep(0.02)
+        node = wait_for(lambda: (n := files.json("nodes/1.json")) and n.get("step") == 60 and n, what="node file")
+    assert files.keys() == ["nodes/1.json"]  # no metadata, progress or _complete: those are rank 0's
+    assert node["node_rank"] == 1 and node["nodes"] == 2
+    assert node["instance_id"] == monkeypatch_id and node["hostname"] and node["last_updated"].endswith("Z")
+    # At least 20 ms per call of 10 steps and 320 samples (a busy machine may take longer, never less); both
+    # are medians over the same five intervals, so 32 samples a step ties them together.
+    assert 0.002 <= node["step_time_s"] < 1, node
+    assert 0 < node["samples_per_s"] <= 16_000, node
+    assert node["samples_per_s"] == pytest.approx(32 / node["step_time_s"], rel=0.06)
+    assert len(node["gpus"]) == 8
+    assert node["gpus"][0] == {"index": 0, "util": 97, "mem_used_mib": 71000, "mem_total_mib": 81559, "temp_c": 61,
+                               "power_w": 652.3, "ecc_uncorrected": 0}
+    assert "gpu_error" not in node
+    assert_the_watchdog_accepts(tmp_path, files.text("nodes/1.json"), rank=1)
+
+
+def test_a_single_node_run_writes_node_0_and_says_nodes_in_metadata(bucket: str, run_id: str, files: RunFiles,
+                                                                   launcher, gpus, tmp_path: Path):
+    gpus(None)
+    with trainwatch.watch(run_id, bucket, **FAST) as run:
+        run.progress(1, tokens_per_s=4096.5)
+        node = wait_for(lambda: (n := files.json("nodes/0.json")) and n.get("step") == 1 and n, what="node 0")
+    assert node["tokens_per_s"] == 4096.5 and node["nodes"] == 1
+    assert "gpus" not in node and "gpu_error" not in node  # no NVML, no nvidia-smi: no telemetry, no complaint
+    assert files.json("metadata.json")["nodes"] == 1
+    assert_the_watchdog_accepts(tmp_path, files.text("nodes/0.json"), rank=0)
+
+
+@pytest.mark.parametrize("env", [{"RANK": "11", "LOCAL_RANK": "3", "GROUP_RANK": "1", "LOCAL_WORLD_SIZE": "8"},
+                                 {"SLURM_PROCID": "9", "SLURM_LOCALID": "1", "SLURM_NODEID": "2", "SLURM_NNODES": "4"},
+                                 {"RANK": "5", "WORLD_SIZE": "16"}])
+def test_a_process_that_is_not_its_nodes_local_rank_0_writes_nothing(bucket: str, run_id: str, files: RunFiles,
+                                                                     launcher, env: dict[str, str]):
+    launcher(**env)
+    threads = threading.active_count()
+    with trainwatch.watch(run_id, bucket, **FAST) as run:
+        assert run.node_rank is None
+        assert threading.active_count() == threads
+        run.progress(1)
+    time.sleep(0.2)
+    assert files.keys() == []
+
+
+def test_node_files_can_be_turned_off(bucket: str, run_id: str, files: RunFiles, launcher):
+    launcher(TRAINWATCH_NODE_FILES="0")
+    with trainwatch.watch(run_id, bucket, **FAST) as run:
+        run.progress(1)
+    assert "nodes/0.json" not in files.keys() and "nodes" in files.json("metadata.json")
+
+
+def test_a_gpu_that_fell_off_the_bus_is_named_in_the_node_file(bucket: str, run_id: str, files: RunFiles,
+                                                              launcher, gpus, tmp_path: Path):
+    gpus("xid79")
+    with trainwatch.watch(run_id, bucket, **FAST):
+        node = wait_for(lambda: files.json("nodes/0.json"), what="node file")
+    assert node["gpus"][3] == {"index": 3, "error": "GPU requires reset"}
+    assert node["gpus"][2]["power_w"] == 72.2
+    assert_the_watchdog_accepts(tmp_path, files.text("nodes/0.json"), rank=0)
+
+
+def test_a_dead_driver_is_reported_once_and_training_goes_on(bucket: str, run_id: str, files: RunFiles, launcher,
+                                                            gpus, caplog: pytest.LogCaptureFixture):
+    gpus("nodriver")
+    with caplog.at_level(logging.WARNING, logger="trainwatch"):
+        with trainwatch.watch(run_id, bucket, **FAST) as run:
+            for step in range(20):
+                run.progress(step)
+                time.sleep(0.02)
+            node = wait_for(lambda: (n := files.json("nodes/0.json")) and n.get("step") == 19 and n)
+    assert node["gpu_error"].startswith("nvidia-smi exit 9: NVIDIA-SMI has failed because it couldn't communicate")
+    assert "gpus" not in node
+    assert sum("nvidia-smi exit 9" in r.getMessage() for r in caplog.records) == 1
+    assert files.json("_complete")["step"] == 19
+
+
+def test_telemetry_that_raises_never_reaches_training(bucket: str, run_id: str, files: RunFiles, launcher,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      caplog: pytest.LogCaptureFixture):
+    calls = []
+
+    def broken(self: GpuSampler) -> str:
+        calls.append(threading.current_thread().name)
+        raise OSError("NVML shared library is corrupt")
+
+    monkeypatch.setattr(GpuSampler, "_choose", broken)
+    with caplog.at_level(logging.WARNING, logger="trainwatch"):
+        with trainwatch.watch(run_id, bucket, **FAST) as run:
+            for step in range(10):
+                run.progress(step)
+                time.sleep(0.02)
+            node = wait_for(lambda: (n := files.json("nodes/0.json")) and n.get("step") == 9 and n)
+    assert node["gpu_error"] == "GPU telemetry failed: OSError: NVML shared library is corrupt"
+    assert calls and set(calls) == {"trainwatch-writer"}  # sampled on the writer thread, never the training one
+    assert sum("GPU telemetry failed" in r.getMessage() for r in caplog.records) == 1
+    assert files.json("_complete")["step"] == 9
+
+
+def test_a_hung_nvidia_smi_is_given_up_on_after_the_timeout(tmp_path: Path):
+    stub = tmp_path / "nvidia-smi"
+    stub.write_text("#!/bin/sh\nsleep 30\n")
+    stub.chmod(0o755)
+    sampler = GpuSampler(nvidia_smi_timeout=0.3, which=lambda _: str(stub))
+    sampler._choose = lambda: "nvidia-smi"  # type: ignore[method-assign]
+    started = time.monotonic()
+    gpus, problem = sampler.sample()
+    assert time.monotonic() - started < 5
+    assert gpus is None and problem and problem.startswith("GPU telemetry failed: TimeoutExpired")
+
+
+def test_parses_the_query_tolerating_readings_a_gpu_does_not_offer():
+    out = subprocess.run([str(STUBS / "na" / "nvidia-smi"), "--query-gpu=" + trainwatch._gpus.QUERY,
+                          "--format=csv,noheader,nounits"], capture_output=True, text=True, check=True).stdout
+    assert parse_query(out) == [{"index": 0, "util": 93, "mem_used_mib": 20110, "mem_total_mib": 23028, "temp_c": 58}]
+    assert parse_query("0, [N/A], 1, 2, 3, [Not Supported], 0\nNo devices were found\n\n") == [
+        {"index": 0, "mem_used_mib": 1, "mem_total_mib": 2, "temp_c": 3, "ecc_uncorrected": 0}
+    ]
+    assert parse_query("2, [Unknown Error], [Unknown Error], 81559, 35, 70.5, 0") == [
+        {"index": 2, "error": "Unknown Error", "mem_total_mib": 81559, "temp_c": 35, "power_w": 70.5,
+         "ecc_uncorrected": 0}
+    ]
+
+
+class _NvmlError(Exception):
+    pass
+
+
+class _NotSupported(_NvmlError):
+    pass
+
+
+def _fake_nvml() -> Any:
+    """pynvml's surface as the sampler uses it: GPU 0 healthy without ECC support, GPU 1 lost."""
+    nv = types.SimpleNamespace(NVMLError=_NvmlError, NVMLError_NotSupported=_NotSupported, NVML_TEMPERATURE_GPU=0,
+                               NVML_MEMORY_ERROR_TYPE_UNCORRECTED=1, NVML_VOLATILE_ECC=0)
+
+    def handle(index: int) -> int:
+        if index == 1:
+            raise _NvmlError("GPU is lost")
+        return index
+
+    def ecc(*_: Any) -> int:
+        raise _NotSupported("Not Supported")
+
+    nv.nvmlInit = lambda: None
+    nv.nvmlDeviceGetCount = lambda: 2
+    nv.nvmlDeviceGetHandleByIndex = handle
+    nv.nvmlDeviceGetUtilizationRates = lambda h: types.SimpleNamespace(gpu=88)
+    nv.nvmlDeviceGetMemoryInfo = lambda h: types.SimpleNamespace(used=1024 * 1024 * 512, total=1024 * 1024 * 81559)
+    nv.nvmlDeviceGetTemperature = lambda h, sensor: 55
+    nv.nvmlDeviceGetPowerUsage = lambda h: 612_345
+    nv.nvmlDeviceGetTotalEccErrors = ecc
+    return nv
+
+
+def test_nvml_is_preferred_when_nvidia_ml_py_is_installed(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setitem(sys.modules, "pynvml", _fake_nvml())
+    gpus, problem = GpuSampler(which=lambda _: "/should/not/be/used").sample()
+    assert problem is None
+    assert gpus == [{"index": 0, "util": 88, "mem_used_mib": 512, "mem_total_mib": 81559, "temp_c": 55,
+                     "power_w": 612.3},
+                    {"index": 1, "error": "GPU is lost"}]
+
+
+def test_without_nvml_the_sampler_falls_back_to_nvidia_smi_then_to_nothing(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # `import pynvml` raises ImportError
+    with_cli = GpuSampler(which=lambda _: str(STUBS / "idle" / "nvidia-smi"))
+    gpus, problem = with_cli.sample()
+    assert problem is None and [g["util"] for g in gpus or []] == [0] * 8
+    assert GpuSampler(which=lambda _: None).sample() == (None, None)
+
+
+def test_step_time_is_the_median_so_a_checkpoint_pause_does_not_skew_it():
+    beat = NodeBeat(0, 1, gpus=GpuSampler(which=lambda _: None))
+    t = 100.0
+    for step in range(0, 110, 10):
+        t += 60.0 if step == 50 else 1.0  # one checkpoint of a minute among 1 s per 10 steps
+        beat.record(t, step, {"tokens": 40960})
+    timing = beat._timing()
+    assert timing["step"] == 100 and timing["step_time_s"] == 0.1
+    assert timing["tokens_per_s"] == 40960  # per 1 s interval; the minute-long one does not drag it down
+    assert "samples_per_s" not in timing
+
+
+def test_a_body_is_written_even_when_every_detail_fails(caplog: pytest.LogCaptureFixture):
+    beat = NodeBeat(3, 4)
+
+    def no_instance() -> str:
+        raise RuntimeError("IMDS exploded")
+
+    with caplog.at_level(logging.WARNING, logger="trainwatch"):
+        first = json.loads(beat.body(no_instance))
+        beat.body(no_instance)
+    assert set(first) == {"node_rank", "last_updated"} and first["node_rank"] == 3
+    assert sum("without details" in r.getMessage() for r in caplog.records) == 1
+
+
+# Parses node files with the watchdog's own parser and prints [{ok, problem, problems}].
+NODE_CHECK = """
+const { parseNodeFile } = await import('./lambdas/core/protocol/index.ts');
+const { readFileSync } = await import('node:fs');
+const [path, rank] = JSON.parse(process.argv[1]);
+console.log(JSON.stringify(parseNodeFile(readFileSync(path), rank)));
+"""
+
+
+def assert_the_watchdog_accepts(tmp_path: Path, body: str, rank: int) -> None:
+    path = tmp_path / f"node-{rank}.json"
+    path.write_text(body)
+    result = subprocess.run(["node", "--import", "tsx/esm", "--input-type=module", "-e", NODE_CHECK,
+                             json.dumps([str(path), rank])], cwd=REPO, capture_output=True, text=True, timeout=60,
+                            check=True)
+    verdict = json.loads(result.stdout)
+    assert verdict["ok"] and verdict["problems"] == [], verdict
+    assert verdict["value"] == json.loads(body)
