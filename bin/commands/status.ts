@@ -3,6 +3,7 @@ import { createApp } from '../../lambdas/app.js';
 import { formatDuration } from '../../lambdas/core/duration.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
+import { type NodeRow, nodeRows, nodeTable } from './statusNodes.js';
 
 /** The stable `status --json` row. */
 export interface StatusRow {
@@ -65,12 +66,28 @@ export async function run(args: string[]): Promise<number> {
   } else {
     records = [...(await app.states.loadAll()).values()].sort((a, b) => a.runId.localeCompare(b.runId));
   }
-  const rows = records.map(statusRow);
+  const rows: (StatusRow & { nodes?: NodeRow[] })[] = records.map(statusRow);
+  const now = Date.now();
+  // One run asked for by id: its nodes too, fresh from a LIST (the sweep keeps no per-beat state).
+  const nodes =
+    runId && (records[0]!.nodes || records[0]!.meta?.nodes)
+      ? nodeRows(
+          records[0]!,
+          (await app.runs.listRun(runId))?.nodes ?? [],
+          now,
+          app.config.thresholds.staleAfterMs,
+        )
+      : undefined;
+  if (nodes) rows[0] = { ...rows[0]!, nodes };
   if (values.json) {
     console.log(JSON.stringify(rows, null, 2));
     return 0;
   }
-  console.log(rows.length ? table(rows, Date.now()) : `no runs in table ${app.config.table}`);
+  console.log(rows.length ? table(rows, now) : `no runs in table ${app.config.table}`);
+  if (nodes)
+    console.log(
+      `\nnodes (${nodes.filter((n) => !n.stale).length} of ${nodes.length} beating):\n${nodeTable(nodes, now)}`,
+    );
   if (runId) {
     console.log('\nhistory (newest first):');
     for (const f of await app.states.history(runId, 20))

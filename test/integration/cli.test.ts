@@ -50,6 +50,45 @@ describe('trainwatch CLI', () => {
     ]);
   });
 
+  it('shows a multi-node run with its nodes (status RUN_ID and --json)', async () => {
+    await t.put('mn-run', 'metadata', metadata('mn-run', { nodes: 3 }));
+    await t.put('mn-run', 'progress', progress(42, 100));
+    for (const rank of [0, 1])
+      await t.putNode(
+        'mn-run',
+        rank,
+        JSON.stringify({
+          node_rank: rank,
+          nodes: 3,
+          instance_id: `i-000000000000000${rank}a`,
+          hostname: `ip-10-0-0-${rank}`,
+          step: 42,
+        }),
+      );
+    expect(cli(['sweep'], t.env).code).toBe(0);
+    const json = JSON.parse(cli(['status', 'mn-run', '--json'], t.env).stdout);
+    expect(json[0].nodes).toEqual([
+      expect.objectContaining({
+        node_rank: 0,
+        instance_id: 'i-0000000000000000a',
+        hostname: 'ip-10-0-0-0',
+        stale: false,
+        finding: null,
+      }),
+      expect.objectContaining({ node_rank: 1, instance_id: 'i-0000000000000001a', stale: false }),
+      expect.objectContaining({
+        node_rank: 2,
+        instance_id: null,
+        last_seen: null,
+        stale: true,
+        finding: 'never reported',
+      }),
+    ]);
+    const text = cli(['status', 'mn-run'], t.env).stdout;
+    expect(text).toMatch(/^nodes \(2 of 3 beating\):$/m);
+    expect(text).toMatch(/^1\s+i-0000000000000001a\s+ip-10-0-0-1\s+\d+s ago\s+42/m);
+  });
+
   it('refuses setup-local without an emulator endpoint and names a bad setting', () => {
     const noEndpoint = cli(['setup-local'], { ...t.env, AWS_ENDPOINT_URL: undefined });
     expect(noEndpoint.code).toBe(1);

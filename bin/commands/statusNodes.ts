@@ -1,0 +1,75 @@
+import { formatDuration } from '../../lambdas/core/duration.js';
+import type { NodeObject } from '../../lambdas/core/nodes/types.js';
+import type { RunRecord } from '../../lambdas/core/record.js';
+
+/** One node of `status RUN_ID --json`'s `nodes` array (stable names). */
+export interface NodeRow {
+  node_rank: number;
+  instance_id: string | null;
+  hostname: string | null;
+  last_seen: string | null;
+  stale: boolean;
+  step: number | null;
+  gpu_util: number | null;
+  finding: string | null;
+}
+
+/**
+ * The node table of one run: freshness from a fresh LIST (`listed`), the rest from what the sweep kept.
+ * Ranks the run expects but never wrote are rows too, marked missing.
+ */
+export function nodeRows(
+  r: RunRecord,
+  listed: readonly NodeObject[],
+  now: number,
+  staleAfterMs: number,
+): NodeRow[] {
+  const byRank = new Map(listed.map((n) => [n.rank, n]));
+  const expected = Math.max(
+    r.meta?.nodes ?? r.nodesExpected ?? 0,
+    ...listed.map((n) => n.rank + 1),
+    ...Object.keys(r.nodes ?? {}).map((k) => Number(k) + 1),
+  );
+  const rows: NodeRow[] = [];
+  for (let rank = 0; rank < expected; rank++) {
+    const s = r.nodes?.[rank];
+    const seen = byRank.get(rank)?.lastModified ?? s?.lastSeen;
+    const stale = seen === undefined || now - seen > staleAfterMs;
+    const silent =
+      seen === undefined ? 'never reported' : stale ? `silent for ${formatDuration(now - seen)}` : undefined;
+    rows.push({
+      node_rank: rank,
+      instance_id: s?.instanceId ?? null,
+      hostname: s?.hostname ?? null,
+      last_seen: seen === undefined ? null : new Date(seen).toISOString(),
+      stale,
+      step: s?.step ?? null,
+      gpu_util: s?.gpuUtil ?? null,
+      finding: [s?.finding, silent].filter(Boolean).join('; ') || null,
+    });
+  }
+  return rows;
+}
+
+/** The node table for people. */
+export function nodeTable(rows: readonly NodeRow[], now: number): string {
+  const header = ['NODE', 'INSTANCE', 'HOST', 'LAST BEAT', 'STEP', 'GPU UTIL', 'FINDING'];
+  const body = rows.map((n) => [
+    String(n.node_rank),
+    n.instance_id ?? '-',
+    n.hostname ?? '-',
+    n.last_seen ? `${formatDuration(now - Date.parse(n.last_seen))} ago` : '-',
+    n.step === null ? '-' : String(n.step),
+    n.gpu_util === null ? '-' : `${n.gpu_util}%`,
+    n.finding ?? '',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  return [header, ...body]
+    .map((cols) =>
+      cols
+        .map((c, i) => (i < cols.length - 1 ? c.padEnd(widths[i]!) : c))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
