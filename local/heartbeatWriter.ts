@@ -31,6 +31,11 @@ export class HeartbeatWriter {
     });
   }
 
+  /** `nodes/{rank}.json` (protocol v1.1), as the local-rank-0 process of node `rank` writes it. */
+  node(rank: number, fields: Record<string, unknown>): Promise<void> {
+    return this.files.putNode(rank, { node_rank: rank, last_updated: new Date().toISOString(), ...fields });
+  }
+
   log(text: string): Promise<void> {
     return this.files.put('log', text, 'text/plain');
   }

@@ -48,13 +48,66 @@ export async function beatOnly(w: HeartbeatWriter, clock: Clock, seconds: number
   }
 }
 
+/** What a simulated instance reports when diagnosed (see local/simulatedInstance.ts). */
+type InstanceKind = 'healthy' | 'oom' | 'nccl' | 'hang' | 'gone' | 'xid79';
+
+/**
+ * A 4-node job whose node 2 loses a GPU (Xid 79) and goes silent: the other ranks hang in the
+ * collective, so metadata.json and three node files still beat while the step stops.
+ */
+async function fourNodes(w: HeartbeatWriter, c: Clock): Promise<void> {
+  const host = (rank: number) => `ip-10-0-1-${20 + rank}`;
+  const id = (rank: number) => `i-0a1b2c3d4e5f6010${rank}`;
+  const beatNodes = (step: number, dead: number[]) =>
+    Promise.all(
+      [0, 1, 2, 3]
+        .filter((r) => !dead.includes(r))
+        .map((r) =>
+          w.node(r, {
+            nodes: 4,
+            instance_id: id(r),
+            hostname: host(r),
+            step,
+            step_time_s: 1.0,
+            gpus: Array.from({ length: 8 }, (_, index) => ({
+              index,
+              util: 96,
+              mem_used_mib: 70123,
+              mem_total_mib: 81559,
+            })),
+          }),
+        ),
+    );
+  await w.metadata({
+    status: 'running',
+    phase: 'training',
+    nodes: 4,
+    checkpoint_dir: '/checkpoints/llama-70b',
+  });
+  for (let s = 0; s < 8 && !c.stopped; s++) {
+    const step = 10 * (s + 1);
+    await w.progress(step, TOTAL, 2.0 - step / 1000);
+    if (s % 2 === 0) await Promise.all([w.metadata({}), beatNodes(step, [])]);
+    await c.sleep(1000);
+  }
+  await w.log(
+    "NVRM: Xid (PCI:0000:86:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n",
+  );
+  for (let s = 0; s < 60 && !c.stopped; s += 2) {
+    await Promise.all([w.metadata({}), beatNodes(80, [2])]);
+    await c.sleep(2000);
+  }
+}
+
 /** One simulated training run: what it does, in order, and what its instance would say. */
 export interface Scenario {
   readonly runId: string;
   readonly jobName: string;
   readonly instanceId: string;
   /** What the simulated instance reports when diagnosed (see local/simulatedInstance.ts). */
-  readonly instance: 'healthy' | 'oom' | 'nccl' | 'hang' | 'gone';
+  readonly instance: InstanceKind;
+  /** A multi-node run's other nodes (ranks 1, 2, …): each on its own simulated instance. */
+  readonly nodes?: readonly { readonly instanceId: string; readonly instance: InstanceKind }[];
   readonly story: string;
   play(w: HeartbeatWriter, clock: Clock): Promise<void>;
   /** Attempt 2, when the watchdog restarts the run. */
@@ -108,7 +161,11 @@ export const SCENARIOS: readonly Scenario[] = [
     instance: 'hang',
     story: 'step stops advancing while metadata beats',
     async play(w, c) {
-      await w.metadata({ status: 'running', phase: 'training' });
+      await w.metadata({
+        status: 'running',
+        phase: 'training',
+        checkpoint_dir: '/checkpoints/vit-huge-hang',
+      });
       await train(w, c, 0, 120, 8, TOTAL);
       await beatOnly(w, c, 120);
     },
@@ -136,6 +193,19 @@ export const SCENARIOS: readonly Scenario[] = [
       const step = await train(w, c, 150, TOTAL, 22, TOTAL);
       if (!c.stopped) await w.complete({ step, final_loss: 0.44 });
     },
+  },
+  {
+    runId: 'llama-70b-4node',
+    jobName: 'llama-70b-pretrain',
+    instanceId: 'i-0a1b2c3d4e5f60100',
+    instance: 'hang',
+    nodes: [
+      { instanceId: 'i-0a1b2c3d4e5f60101', instance: 'hang' },
+      { instanceId: 'i-0a1b2c3d4e5f60102', instance: 'xid79' },
+      { instanceId: 'i-0a1b2c3d4e5f60103', instance: 'hang' },
+    ],
+    story: '4 nodes; node 2 loses a GPU (Xid 79) and goes silent',
+    play: fourNodes,
   },
   {
     runId: 'whisper-pending',

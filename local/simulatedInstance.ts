@@ -246,18 +246,29 @@ async function hungProcess(pattern: string): Promise<ChildProcess> {
 /** Starts one simulated instance per local-mode scenario; returns a stopper (the local mode's `instances` hook). */
 export async function simulatedInstances(
   endpoint: string,
-  scenarios: readonly { readonly runId: string; readonly instanceId: string; readonly instance: string }[],
+  scenarios: readonly {
+    readonly runId: string;
+    readonly instanceId: string;
+    readonly instance: string;
+    /** A multi-node run's other nodes (rank 1, 2, …), each on its own instance. */
+    readonly nodes?: readonly { readonly instanceId: string; readonly instance: string }[];
+  }[],
   onRestart: (runId: string, attempt: number) => void,
 ): Promise<() => Promise<void>> {
-  const instances = scenarios.map(
-    (s) =>
-      new SimulatedInstance({
-        endpoint,
-        instanceId: s.instanceId,
-        behaviour: BEHAVIOURS[s.instance] ?? BEHAVIOURS.healthy!,
-        onRestart: (r) => onRestart(r.runId, r.attempt),
-      }),
-  );
+  const instances = scenarios
+    .flatMap((s) => [s, ...(s.nodes ?? [])])
+    .map(
+      (s) =>
+        new SimulatedInstance({
+          endpoint,
+          instanceId: s.instanceId,
+          behaviour: BEHAVIOURS[s.instance] ?? BEHAVIOURS.healthy!,
+          // A multi-node restart reaches every node; the simulator resumes the run once, from node 0's.
+          onRestart: (r) => {
+            if (r.nodeRank === 0) onRestart(r.runId, r.attempt);
+          },
+        }),
+    );
   await Promise.all(instances.map((i) => i.start()));
   return async () => {
     await Promise.all(instances.map((i) => i.stop()));

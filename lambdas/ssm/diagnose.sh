@@ -35,6 +35,8 @@ alive_pid() {
   [ -r "/proc/$1/stat" ] || return 1
   [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
 }
+# Another pgrep looking for the same pattern (a second diagnosis, a person's shell) has it on its command line.
+not_pgrep() { [ "$(cat "/proc/$1/comm" 2>/dev/null)" != pgrep ]; }
 
 # --- the training process: PID file first, then a command-line pattern --------------------------
 alive=unknown
@@ -61,7 +63,7 @@ if [ "$alive" = unknown ] && [ -n "$PATTERN" ]; then
     # pgrep would match this script's own command line if the pattern were in it; it is not (env only).
     pids=""
     for p in $(pgrep -f -- "$PATTERN" 2>/dev/null | grep -vx "$$" | head -n 16); do
-      alive_pid "$p" && pids="$pids $p"
+      alive_pid "$p" && not_pgrep "$p" && pids="$pids $p"
     done
     if [ -n "$pids" ]; then
       alive=true

@@ -62,6 +62,8 @@ alive_pid() {
   [ -r "/proc/$1/stat" ] || return 1
   [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
 }
+# Another pgrep looking for the same pattern (a second diagnosis, a person's shell) has it on its command line.
+not_pgrep() { [ "$(cat "/proc/$1/comm" 2>/dev/null)" != pgrep ]; }
 
 # --- stop the previous attempt if anything of it is left (a hung process) -----------------------------
 pids=""
@@ -71,7 +73,7 @@ if [ -n "$PID_FILE" ] && [ -r "$PID_FILE" ]; then
 fi
 if [ -z "$pids" ] && [ -n "$PATTERN" ] && command -v pgrep >/dev/null 2>&1; then
   for p in $(pgrep -f -- "$PATTERN" 2>/dev/null | grep -vx "$$" | head -n 64); do
-    alive_pid "$p" && pids="$pids $p"
+    alive_pid "$p" && not_pgrep "$p" && pids="$pids $p"
   done
 fi
 pids="${pids# }"

@@ -13,6 +13,9 @@ const ENV = {
 };
 const NCCL = `[rank5]:[E1122 10:42:17.123456 ProcessGroupNCCL.cpp:616] [Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5621, OpType=ALLREDUCE, NumelIn=262144, NumelOut=262144, Timeout(ms)=600000) ran for 600039 milliseconds before timing out.`;
 
+// Unique per test run: the diagnosis really runs pgrep on this machine, where other tests run train.py.
+const PATTERN = `train.py --tw-test ${randomBytes(4).toString('hex')}`;
+
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
@@ -72,7 +75,7 @@ async function fourNodes(job: Record<string, unknown>, broken?: number) {
 describe('multi-node remediation against the emulator (fan-out through SSM)', () => {
   it('diagnoses all four instances, names node 2 (Xid 79) and refuses an all-nodes restart', async () => {
     const { deps, event, instances, restarts, ids, t, runId, app } = await fourNodes(
-      { command: '/opt/train/resume.sh', process_pattern: 'train.py' },
+      { command: '/opt/train/resume.sh', process_pattern: PATTERN },
       2,
     );
     const { outcomes } = await handleRemediation(deps, event, Date.now);
@@ -97,7 +100,7 @@ describe('multi-node remediation against the emulator (fan-out through SSM)', ()
   it('restarts every node with its rank and node 0 as master when no hardware broke', async () => {
     const { deps, event, restarts, app, runId } = await fourNodes({
       command: '/opt/train/resume.sh',
-      process_pattern: 'train.py',
+      process_pattern: PATTERN,
     });
     const { outcomes } = await handleRemediation(deps, event, Date.now);
     expect(outcomes[0]!.decision).toMatchObject({ action: 'restart', nextAttempt: 2 });
@@ -115,7 +118,7 @@ describe('multi-node remediation against the emulator (fan-out through SSM)', ()
 
   it('restarts a scheduler job on the head only, excluding the broken node', async () => {
     const { deps, event, restarts } = await fourNodes(
-      { command: '/opt/slurm/requeue.sh', process_pattern: 'train.py', target: 'head' },
+      { command: '/opt/slurm/requeue.sh', process_pattern: PATTERN, target: 'head' },
       3,
     );
     const { outcomes } = await handleRemediation(deps, event, Date.now);

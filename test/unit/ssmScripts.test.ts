@@ -1,5 +1,13 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +101,22 @@ describe('diagnose.sh against stub nvidia-smi / dmesg', () => {
     expect(
       parseDiagnosis(diagnose('healthy', { TW_PROCESS_PATTERN: `train.py --tag ${marker}` })).processAlive,
     ).toBe(false);
+  });
+
+  it('does not take another pgrep searching for the same pattern for the training process', async () => {
+    const marker = `tw${process.pid}p`;
+    // A process named pgrep whose command line holds the pattern: a second diagnosis running at the same time.
+    const fake = join(tmp, 'pgrep');
+    copyFileSync(execFileSync('bash', ['-c', 'command -v sleep'], { encoding: 'utf8' }).trim(), fake);
+    const other = spawn('bash', ['-c', `exec -a "pgrep -f -- train.py --tag ${marker}" ${fake} 120`], {
+      stdio: 'ignore',
+    });
+    children.push(other);
+    await until(
+      () => execFileSync('bash', ['-c', `pgrep -f ${marker} || true`], { encoding: 'utf8' }).trim() !== '',
+    );
+    const d = parseDiagnosis(diagnose('healthy', { TW_PROCESS_PATTERN: `train.py --tag ${marker}` }));
+    expect(d.processAlive).toBe(false);
   });
 
   it('tells the NCCL transport from the log and returns its tail', () => {

@@ -14,6 +14,9 @@ export function verdict(rec: RunRecord, a: Assessment, settings: RemediationSett
     probe: a.seen.probe,
     policy: settings.policy,
   });
+  const broken = a.seen.nodes?.culprit?.hardware ? a.seen.nodes.culprit : undefined;
+  if (decision.action !== 'restart' && broken)
+    return { ...decision, reason: `${decision.reason}; replace ${broken.label} first (${broken.evidence})` };
   if (decision.action === 'restart' && !a.target.job)
     return {
       ...decision,
