@@ -7,13 +7,18 @@ import { awsClients } from '../lambdas/adapters/clients.js';
 import { createApp } from '../lambdas/app.js';
 import { startEmulator } from '../local/emulator.js';
 import { setupLocal } from '../local/setup.js';
+import { benchMultiNode } from './multiNode.js';
 import { naiveSweep } from './naive.js';
 import { PRICES, perRunMonth, SWEEPS_PER_MONTH, sweepCost } from './prices.js';
 import { advanceHealthy, MIX, seed } from './seed.js';
 import { sentinelLatency } from './sentinelLatency.js';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '1000,10000' }, 'skip-bundles': { type: 'boolean' } },
+  options: {
+    runs: { type: 'string', default: '1000,10000' },
+    nodes: { type: 'string', default: '1000x8' },
+    'skip-bundles': { type: 'boolean' },
+  },
 });
 const sizes = values.runs!.split(',').map(Number);
 const MEMORY_GB = 0.5;
@@ -204,6 +209,11 @@ try {
   console.log(
     `prices (us-east-1 list): S3 LIST $${PRICES.s3ListPer1k}/1k, GET/HEAD $${PRICES.s3GetPer1k}/1k; DynamoDB on-demand $${PRICES.ddbWritePerMillionWru}/M WRU, $${PRICES.ddbReadPerMillionRru}/M RRU; Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests. Wall times are the emulator's (its Scan and LIST are far slower than AWS's), so the Lambda share of the cost is an upper bound.\n`,
   );
+
+  if (values.nodes && values.nodes !== '0') {
+    const [runs, nodes] = values.nodes.split('x').map(Number) as [number, number];
+    await benchMultiNode(emulator.endpoint, runs, nodes);
+  }
 
   const latency = await sentinelLatency(emulator.endpoint, 25);
   console.log(
