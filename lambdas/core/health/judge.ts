@@ -1,0 +1,189 @@
+import { confirmedIdle, dataBoundText, idleText, judgeIdle } from './idle.js';
+import { measure } from './rate.js';
+import type { HealthSettings } from './settings.js';
+import { CONFIRM, confirmedStragglers, judgeStragglers, stragglerText } from './straggler.js';
+import { baselineOf, dropText, judgeThroughput, RATE_UNITS, recoveredText } from './throughput.js';
+import type {
+  HealthFinding,
+  HealthFindingKind,
+  HealthState,
+  NodeObservation,
+  ProgressObservation,
+  RateUnit,
+} from './types.js';
+
+/** What one sweep knows about one run; call it every sweep (it does no I/O), observations when read. */
+export interface HealthInput {
+  /** The run item's `health` attribute from the last judgement (undefined at first). */
+  readonly state?: HealthState;
+  readonly attempt: number;
+  /** When the current attempt started (the run appeared, or its restart was issued): warm-up counts from it. */
+  readonly attemptStartedAt: number;
+  /** The run still beats (RUNNING or WARNING): nothing is judged, nor alerted, otherwise. */
+  readonly alive: boolean;
+  /** metadata.json `phase` now. */
+  readonly phase?: string;
+  /** progress.json, only in a sweep that read a new body. */
+  readonly progress?: ProgressObservation;
+  /** Node files read in this sweep (all of the run's that were read: rates and stragglers compare them). */
+  readonly nodes?: readonly NodeObservation[];
+  readonly expectedNodes?: number;
+  readonly now: number;
+  /** effectiveHealthSettings(global, the run's overrides). */
+  readonly settings: HealthSettings;
+}
+
+export interface HealthJudgement {
+  /** Store as the run item's `health` attribute. */
+  readonly state: HealthState;
+  /** Active findings now (texts refresh every sweep: GPU-hours grow), one per kind. */
+  readonly findings: readonly HealthFinding[];
+  /** Findings that became active in this sweep: alert these once (those with `page`). */
+  readonly raised: readonly HealthFinding[];
+  /** Kinds that recovered in this sweep, with a line for the recovery alert. */
+  readonly cleared: readonly {
+    readonly kind: HealthFindingKind;
+    readonly text: string;
+    readonly page: boolean;
+  }[];
+  /** For `trainwatch status`: the latest rate and the baseline, in `unit`. */
+  readonly rate?: {
+    readonly current?: number;
+    readonly baseline?: number;
+    readonly unit: RateUnit;
+    readonly label: string;
+  };
+}
+
+const PAGES: Readonly<Record<HealthFindingKind, boolean>> = {
+  throughput_drop: true,
+  straggler: true,
+  idle_gpus: true,
+  data_bound: false,
+};
+const RECOVERED: Readonly<Record<Exclude<HealthFindingKind, 'throughput_drop'>, string>> = {
+  straggler: 'no straggler node any more',
+  idle_gpus: 'the idle GPUs are busy again',
+  data_bound: 'GPU utilisation is back up',
+};
+
+const finding = (kind: HealthFindingKind, text: string, nodes?: number[]): HealthFinding => ({
+  kind,
+  key: `health.${kind}`,
+  text,
+  page: PAGES[kind],
+  ...(nodes ? { nodes } : {}),
+});
+
+/** A track whose node was not judged for this long (silent, or gone) is dropped. */
+const forget = (s: HealthSettings) => 3 * s.telemetryEveryMs;
+
+/**
+ * The health rules for one run in one sweep: throughput against its own baseline, straggler nodes, idle
+ * GPUs, data-bound nodes. Pure, time only from `now`. A new attempt starts afresh; excluded phases and
+ * the warm-up are never judged (pending evidence is dropped, confirmed findings are held as they are).
+ */
+export function judgeHealth(i: HealthInput): HealthJudgement {
+  const s = i.settings;
+  const prev: HealthState =
+    i.state && i.state.attempt === i.attempt
+      ? i.state
+      : { attempt: i.attempt, rate: { base: [], recent: [] } };
+  if (!i.alive || !s.enabled) {
+    const rate = { ...prev.rate, drop: undefined, recent: [], taint: true };
+    return {
+      state: { ...prev, rate, stragglers: undefined, idle: undefined, on: undefined },
+      findings: [],
+      raised: [],
+      cleared: [],
+    };
+  }
+  const excluded = i.phase !== undefined && s.excludedPhases.includes(i.phase);
+  const warmupEnd = i.attemptStartedAt + s.warmupMs;
+  const progress =
+    i.progress && (!prev.progress || i.progress.at > prev.progress.at)
+      ? { at: i.progress.at, step: i.progress.step }
+      : prev.progress;
+
+  const m = measure(prev.rate, i, { excluded, warmupEnd, maxPeriodMs: 3 * s.telemetryEveryMs });
+  const rate = m.sample ? judgeThroughput(m.state, m.sample, s) : m.state;
+  const current = m.sample?.rate ?? (m.reset ? undefined : prev.current);
+
+  const nodes = (i.nodes ?? []).filter((n) => n.at >= warmupEnd);
+  let stragglers = Object.fromEntries(
+    Object.entries(prev.stragglers ?? {}).filter(([, t]) => i.now - t.seen <= forget(s)),
+  );
+  let idle = Object.fromEntries(
+    Object.entries(prev.idle ?? {}).filter(([, t]) => i.now - t.seen <= forget(s)),
+  );
+  if (excluded) {
+    stragglers = Object.fromEntries(Object.entries(stragglers).filter(([, t]) => t.n >= CONFIRM));
+    idle = Object.fromEntries(Object.entries(idle).filter(([, t]) => i.now - t.since >= s.idleGpuAfterMs));
+  } else if (nodes.length > 0) {
+    stragglers = judgeStragglers(stragglers, nodes, s);
+    idle = judgeIdle(idle, nodes, progress, i.now, s);
+  }
+  const nodeCount = Math.max(
+    prev.nodes ?? 0,
+    i.expectedNodes ?? 0,
+    new Set(i.nodes?.map((n) => n.rank)).size,
+  );
+
+  const findings: HealthFinding[] = [];
+  if (rate.drop && current !== undefined)
+    findings.push(finding('throughput_drop', dropText(rate, current, nodeCount > 1, i.now)));
+  const strag = confirmedStragglers(stragglers);
+  if (strag.length)
+    findings.push(
+      finding(
+        'straggler',
+        stragglerText(strag, i.now),
+        strag.map(([r]) => r),
+      ),
+    );
+  const c = confirmedIdle(idle, i.now, s);
+  if (c.idle.length)
+    findings.push(
+      finding(
+        'idle_gpus',
+        idleText(c.idle, i.now, s),
+        c.idle.map(([r]) => r),
+      ),
+    );
+  if (c.dataBound.length)
+    findings.push(
+      finding(
+        'data_bound',
+        dataBoundText(c.dataBound, i.now),
+        c.dataBound.map(([r]) => r),
+      ),
+    );
+
+  const on = findings.map((f) => f.kind);
+  const state: HealthState = {
+    attempt: i.attempt,
+    rate,
+    ...(current !== undefined ? { current } : {}),
+    ...(progress ? { progress } : {}),
+    ...(nodeCount ? { nodes: nodeCount } : {}),
+    ...(Object.keys(stragglers).length ? { stragglers } : {}),
+    ...(Object.keys(idle).length ? { idle } : {}),
+    ...(on.length ? { on } : {}),
+  };
+  const was = prev.on ?? [];
+  const cleared = was
+    .filter((k) => !on.includes(k))
+    .map((kind) => ({
+      kind,
+      page: PAGES[kind],
+      text: kind === 'throughput_drop' ? recoveredText(rate, current, s) : RECOVERED[kind],
+    }));
+  const unit = rate.unit;
+  return {
+    state,
+    findings,
+    raised: findings.filter((f) => !was.includes(f.kind)),
+    cleared,
+    ...(unit ? { rate: { current, baseline: baselineOf(rate, s), unit, label: RATE_UNITS[unit] } } : {}),
+  };
+}
