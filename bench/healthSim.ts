@@ -81,20 +81,23 @@ function latencyOf(
 ): Latency {
   const found: number[] = [];
   let missed = 0;
-  for (let i = 0; i < trials; i++) {
+  for (let i = 0, done = 0; done < trials; i++) {
     const r = rng(1000 + i);
     const start = T0 + Math.floor(r() * 60) * 1000;
-    const unit = kind === 'drop' ? UNITS[i % UNITS.length] : i % 2 ? 'tokens' : 'samples';
+    const unit = kind === 'drop' ? UNITS[done % UNITS.length] : done % 2 ? 'tokens' : 'samples';
     const base = shape(5000 + i, 7, undefined, unit);
     const healthy = new SimRun(
       kind === 'straggler' ? { ...base, nodes: Math.max(2, base.nodes) } : base,
       start,
     );
-    // The bound holds in steady training: the fault lands where no excluded phase is near (those pause judgement).
-    // A stuck loop (idle) never reaches its next checkpoint or evaluation; a slow one still does.
+    // The bound is for steady training: the fault lands where no excluded phase is near (those pause
+    // judgement, by design); a run that never trains that long between checkpoints is not a trial. A
+    // stuck loop (idle) never reaches its next checkpoint or evaluation; a slow one still does.
     const after = kind === 'idle' ? 0 : bound + 1;
     let at = start + 3 * HOUR + Math.floor(r() * HOUR);
     while (!steady(healthy, at - 2 * MIN, at + after * MIN) && at < start + 6 * HOUR) at += 10_000;
+    if (at >= start + 6 * HOUR) continue;
+    done++;
     const fault: Fault = kind === 'drop' ? { kind, at } : { kind, at, node: 0 };
     const run = new SimRun({ ...healthy.shape, fault }, start);
     let latency: number | undefined;

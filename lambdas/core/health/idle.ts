@@ -36,7 +36,7 @@ export function judgeIdle(
       next[n.rank] = {
         ...t,
         gpus: toRanges(kept),
-        util,
+        util: Math.round(util),
         step,
         advanced: t.advanced || (step !== undefined && stepNow !== undefined && stepNow > step),
         label: labelOf(n),
@@ -47,7 +47,7 @@ export function judgeIdle(
       next[n.rank] = {
         since: n.at,
         gpus: toRanges(idleNow),
-        util,
+        util: Math.round(util),
         step: first,
         label: labelOf(n),
         seen: n.at,

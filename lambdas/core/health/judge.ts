@@ -75,8 +75,14 @@ const finding = (kind: HealthFindingKind, text: string, nodes?: number[]): Healt
   ...(nodes ? { nodes } : {}),
 });
 
-/** A track whose node was not judged for this long (silent, or gone) is dropped. */
-const forget = (s: HealthSettings) => 3 * s.telemetryEveryMs;
+/** Drops the tracks of nodes not read for three telemetry periods (silent or gone: judgeNodes says so). */
+function fresh<T extends { readonly seen: number }>(
+  tracks: Readonly<Record<string, T>>,
+  now: number,
+  s: HealthSettings,
+): Readonly<Record<string, T>> {
+  return Object.fromEntries(Object.entries(tracks).filter(([, t]) => now - t.seen <= 3 * s.telemetryEveryMs));
+}
 
 /**
  * The health rules for one run in one sweep: throughput against its own baseline, straggler nodes, idle
@@ -110,18 +116,15 @@ export function judgeHealth(i: HealthInput): HealthJudgement {
   const current = m.sample?.rate ?? (m.reset ? undefined : prev.current);
 
   const nodes = (i.nodes ?? []).filter((n) => n.at >= warmupEnd);
-  let stragglers = Object.fromEntries(
-    Object.entries(prev.stragglers ?? {}).filter(([, t]) => i.now - t.seen <= forget(s)),
-  );
-  let idle = Object.fromEntries(
-    Object.entries(prev.idle ?? {}).filter(([, t]) => i.now - t.seen <= forget(s)),
-  );
+  let stragglers = prev.stragglers ?? {};
+  let idle = prev.idle ?? {};
   if (excluded) {
-    stragglers = Object.fromEntries(Object.entries(stragglers).filter(([, t]) => t.n >= CONFIRM));
+    // GPUs rest while checkpointing: idle time so far does not count. Straggler counts only pause.
     idle = Object.fromEntries(Object.entries(idle).filter(([, t]) => i.now - t.since >= s.idleGpuAfterMs));
   } else if (nodes.length > 0) {
-    stragglers = judgeStragglers(stragglers, nodes, s);
-    idle = judgeIdle(idle, nodes, progress, i.now, s);
+    // The first reading after a pause may still carry it (rank 0 saved the checkpoint): not a straggler.
+    if (!prev.rate.taint) stragglers = fresh(judgeStragglers(stragglers, nodes, s), i.now, s);
+    idle = fresh(judgeIdle(idle, nodes, progress, i.now, s), i.now, s);
   }
   const nodeCount = Math.max(
     prev.nodes ?? 0,

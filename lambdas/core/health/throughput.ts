@@ -41,7 +41,9 @@ export function judgeThroughput(r: RateState, sample: RateSample, s: HealthSetti
   // two periods together must, which also counts a drop that began halfway through the first.
   const enough = r.unit === 'steps' ? below(mean) : below(recent[0]?.[2] ?? Number.POSITIVE_INFINITY);
   if (recent.length === 2 && below(sample.rate) && enough) {
-    const since = below(recent[0]![2]) ? recent[0]![0] : sample.from;
+    // Since the first reading that showed it (an average over a period: since that period began).
+    const first = below(recent[0]![2]) ? recent[0]! : recent[1]!;
+    const since = r.unit === 'steps' ? first[0] : first[1];
     return { ...r, recent, drop: { since, base } };
   }
   return below(sample.rate) ? { ...r, recent } : push({ ...r, recent });
