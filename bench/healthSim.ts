@@ -61,6 +61,8 @@ export interface Latency {
   readonly max: number;
   readonly missed: number;
   readonly bound: number;
+  /** Share of the trials reported within the bound. */
+  readonly within: number;
 }
 
 export interface HealthSimReport {
@@ -111,7 +113,8 @@ function latencyOf(
   }
   found.sort((a, b) => a - b);
   const q = (p: number) => found[Math.min(found.length - 1, Math.floor(p * found.length))] ?? Number.NaN;
-  return { median: q(0.5), max: found.at(-1) ?? Number.NaN, missed, bound };
+  const within = found.filter((x) => x <= bound).length / trials;
+  return { median: q(0.5), max: found.at(-1) ?? Number.NaN, missed, bound, within };
 }
 
 /** Runs the fleet and the fault trials; `runs` × `hours` healthy run-hours. */
@@ -150,7 +153,7 @@ export function healthSim(
 /** The bench's line. */
 export function healthSimLine(r: HealthSimReport): string {
   const l = (x: Latency) =>
-    `${x.median.toFixed(1)} min median, ${x.max.toFixed(1)} max (bound ${x.bound})${x.missed ? `, ${x.missed} missed` : ''}`;
+    `${x.median.toFixed(1)} min median, ${x.max.toFixed(1)} max (bound ${x.bound}: ${Math.round(x.within * 100)} % within)${x.missed ? `, ${x.missed} missed` : ''}`;
   return `health: false alarms ${r.falseAlarms} over ${r.runHours.toLocaleString('en-US')} run-hours (${r.runs} noisy healthy runs); 50 % drop detected in ${l(r.latency.drop)}; idle GPUs in ${l(r.latency.idle)}; straggler in ${l(r.latency.straggler)}${r.examples.length ? `\n  ${r.examples.join('\n  ')}` : ''}`;
 }
 

@@ -253,3 +253,175 @@ describe('no false alarms', () => {
     expect(state?.rate.base.every((r) => r === RATE / 2)).toBe(true);
   });
 });
+
+describe('straggler node', () => {
+  const slow =
+    (from: number, until = Number.POSITIVE_INFINITY, time = 2.1) =>
+    (m: number) => ({
+      nodes: nodes(16, RATE, (r) =>
+        r === 5
+          ? { hostname: 'ip-10-0-1-23', stepTimeS: m >= from && m < until ? time : 1.4 }
+          : { stepTimeS: 1.4 },
+      ),
+    });
+
+  it('names the node, its step time, the others and for how long, after two whole periods', () => {
+    const { events } = trace(140, slow(100, 130));
+    expect(events.map((e) => [e.minute, kinds([e]), e.cleared.map((c) => c.kind)])).toEqual([
+      [110, ['straggler'], []],
+      [130, [], ['straggler']],
+    ]);
+    expect(events[0]!.raised[0]).toMatchObject({ kind: 'straggler', page: true, nodes: [5] });
+    expect(events[0]!.raised[0]!.text).toBe(
+      'node 5 (i-0abc5, ip-10-0-1-23) is a straggler: 2.1 s per step vs 1.4 s median of the other 15 nodes for 10m',
+    );
+  });
+
+  it.each([
+    ['1.25× the others', slow(100, Number.POSITIVE_INFINITY, 1.75), []],
+    ['slow for two readings only', slow(100, 110), []],
+    [
+      'slow only while checkpointing',
+      (m: number) => ({ ...slow(100, 130)(m), phase: m >= 98 && m < 131 ? 'checkpointing' : 'training' }),
+      [],
+    ],
+  ])('does not call a node a straggler when %s', (_, at, want) => {
+    expect(kinds(trace(200, at).events)).toEqual(want);
+  });
+
+  it('keeps a confirmed straggler hovering just under the ratio (no flapping)', () => {
+    const { events } = trace(200, (m) =>
+      slow(100, Number.POSITIVE_INFINITY, m < 115 ? 2.1 : m % 10 < 5 ? 1.75 : 1.9)(m),
+    );
+    expect(kinds(events)).toEqual(['straggler']);
+    expect(events.flatMap((e) => e.cleared)).toEqual([]);
+  });
+});
+
+describe('idle GPUs and data-bound nodes', () => {
+  // Node 3's data loader deadlocks at minute 62: its GPUs fall to 0 %, every step stops, the others spin in NCCL.
+  const deadlock =
+    (from: number, gpus = [0, 1, 2, 3, 4, 5, 6, 7], advance = false) =>
+    (m: number) => ({
+      step: advance || m < from ? m * 100 : from * 100,
+      nodes: nodes(4, RATE, (r) => ({
+        step: advance || m < from ? m * 100 : from * 100,
+        gpuUtil: Array.from({ length: 8 }, (_, index) => ({
+          index,
+          util: r === 3 && m >= from && gpus.includes(index) ? 0 : 97,
+        })),
+      })),
+    });
+
+  it('warns within the idle threshold plus one period, naming the node, the GPUs and the GPU-hours', () => {
+    const { events } = trace(90, deadlock(62));
+    const idle = events.find((e) => e.raised.some((f) => f.kind === 'idle_gpus'))!;
+    expect(idle.minute - 62).toBeLessThanOrEqual(15 + 5);
+    const f = idle.raised.find((x) => x.kind === 'idle_gpus')!;
+    expect(f).toMatchObject({ page: true, nodes: [3] });
+    expect(f.text).toBe('node 3 (i-0abc3): GPUs 0–7 idle (≤ 5 % utilisation) for 15m: 2.0 GPU-hours wasted');
+  });
+
+  it('counts the GPU-hours wasted so far in the finding it keeps', () => {
+    const { last } = trace(87, deadlock(62));
+    expect(last.findings.find((f) => f.kind === 'idle_gpus')?.text).toBe(
+      'node 3 (i-0abc3): GPUs 0–7 idle (≤ 5 % utilisation) for 22m: 2.9 GPU-hours wasted',
+    );
+  });
+
+  it('names only the idle GPUs of a node', () => {
+    const { last } = trace(90, deadlock(62, [4, 5, 6, 7]));
+    expect(last.findings.find((f) => f.kind === 'idle_gpus')?.text).toMatch(
+      /^node 3 \(i-0abc3\): GPUs 4–7 idle/,
+    );
+  });
+
+  it('reports low utilisation while steps advance as data-bound: status, not a page', () => {
+    const { events, last } = trace(90, deadlock(62, [0, 1, 2, 3, 4, 5, 6, 7], true));
+    expect(kinds(events)).toEqual(['data_bound']);
+    expect(last.findings).toEqual([
+      expect.objectContaining({ kind: 'data_bound', key: 'health.data_bound', page: false, nodes: [3] }),
+    ]);
+    expect(last.findings[0]!.text).toContain('while steps still advance: likely data-bound');
+  });
+
+  it.each([
+    [
+      'while checkpointing',
+      (m: number) => ({ ...deadlock(62)(m), phase: m >= 60 ? 'checkpointing' : 'training' }),
+    ],
+    ['during warm-up', (m: number) => deadlock(1)(Math.max(m, 0))],
+    ['when the run is not alive', (m: number) => ({ ...deadlock(62)(m), alive: m < 62 })],
+  ])('never calls GPUs idle %s', (_, at) => {
+    // warm-up: idle from the start, but only the first 10m are excused, so look before 10m + 15m.
+    const { events } = trace(_ === 'during warm-up' ? 24 : 120, at);
+    expect(kinds(events).filter((k) => k === 'idle_gpus')).toEqual([]);
+  });
+
+  it('clears when the GPUs are busy again', () => {
+    const { events } = trace(120, (m) => deadlock(62)(m < 100 ? m : 62 - 1));
+    expect(events.map((e) => [e.minute, kinds([e]), e.cleared.map((c) => c.kind)])).toEqual([
+      [80, ['idle_gpus'], []],
+      [100, [], ['idle_gpus']],
+    ]);
+  });
+});
+
+describe('health state', () => {
+  it('reads a v1.1 node file into an observation', () => {
+    const bytes = new TextEncoder().encode(
+      JSON.stringify({
+        node_rank: 3,
+        nodes: 16,
+        instance_id: 'i-0abc1234',
+        hostname: 'ip-10-0-1-23',
+        step: 5200,
+        step_time_s: 1.42,
+        samples_per_s: 90.1,
+        gpus: [{ index: 0, util: 97 }, { index: 1, util: null }, { index: 2 }],
+      }),
+    );
+    const parsed = parseNodeFile(bytes, 3);
+    if (!parsed.ok) throw new Error(parsed.problem);
+    expect(nodeObservation(parsed.value, START)).toEqual({
+      rank: 3,
+      at: START,
+      instanceId: 'i-0abc1234',
+      hostname: 'ip-10-0-1-23',
+      step: 5200,
+      stepTimeS: 1.42,
+      tokensPerS: undefined,
+      samplesPerS: 90.1,
+      gpuUtil: [{ index: 0, util: 97 }],
+    });
+  });
+
+  it('stays small in the run item at 256 nodes: healthy, and with every node idle', () => {
+    const fleet = (util: number) => (m: number) => ({
+      nodes: nodes(256, RATE, (r) => ({
+        instanceId: `i-0${(r * 7919).toString(16).padStart(16, '0')}`,
+        hostname: `ip-10-0-${r >> 8}-${r & 255}`,
+        step: m < 30 ? m : 30,
+        gpuUtil: Array.from({ length: 8 }, (_, index) => ({ index, util: m < 30 ? 97 : util })),
+      })),
+    });
+    const healthy = JSON.stringify(trace(24 * 60, fleet(97)).state).length;
+    const idle = JSON.stringify(trace(60, fleet(0)).state).length;
+    expect(healthy).toBeLessThan(1024);
+    expect(idle).toBeLessThan(64 * 1024);
+    console.info(`health state at 256 nodes: ${healthy} bytes healthy, ${idle} bytes with every node idle`);
+  });
+
+  it('is a pure function of its input: the same sweep twice gives the same answer', () => {
+    const input = {
+      attempt: 1,
+      attemptStartedAt: START,
+      alive: true,
+      phase: 'training',
+      nodes: nodes(2, RATE).map((n) => ({ ...n, at: START + 30 * MIN })),
+      now: START + 30 * MIN,
+      settings: DEFAULT_HEALTH_SETTINGS,
+    };
+    expect(judgeHealth(input)).toEqual(judgeHealth(input));
+  });
+});
