@@ -1,8 +1,9 @@
-import { confirmedIdle, dataBoundText, idleText, judgeIdle } from './idle.js';
+import { clearedSince, findingsOf } from './findings.js';
+import { judgeIdle } from './idle.js';
 import { measure } from './rate.js';
 import type { HealthSettings } from './settings.js';
-import { CONFIRM, confirmedStragglers, judgeStragglers, stragglerText } from './straggler.js';
-import { baselineOf, dropText, judgeThroughput, RATE_UNITS, recoveredText } from './throughput.js';
+import { judgeStragglers } from './straggler.js';
+import { baselineOf, judgeThroughput, RATE_UNITS } from './throughput.js';
 import type {
   HealthFinding,
   HealthFindingKind,
@@ -54,26 +55,6 @@ export interface HealthJudgement {
     readonly label: string;
   };
 }
-
-const PAGES: Readonly<Record<HealthFindingKind, boolean>> = {
-  throughput_drop: true,
-  straggler: true,
-  idle_gpus: true,
-  data_bound: false,
-};
-const RECOVERED: Readonly<Record<Exclude<HealthFindingKind, 'throughput_drop'>, string>> = {
-  straggler: 'no straggler node any more',
-  idle_gpus: 'the idle GPUs are busy again',
-  data_bound: 'GPU utilisation is back up',
-};
-
-const finding = (kind: HealthFindingKind, text: string, nodes?: number[]): HealthFinding => ({
-  kind,
-  key: `health.${kind}`,
-  text,
-  page: PAGES[kind],
-  ...(nodes ? { nodes } : {}),
-});
 
 /** Drops the tracks of nodes not read for three telemetry periods (silent or gone: judgeNodes says so). */
 function fresh<T extends { readonly seen: number }>(
@@ -132,37 +113,6 @@ export function judgeHealth(i: HealthInput): HealthJudgement {
     new Set(i.nodes?.map((n) => n.rank)).size,
   );
 
-  const findings: HealthFinding[] = [];
-  if (rate.drop && current !== undefined)
-    findings.push(finding('throughput_drop', dropText(rate, current, nodeCount > 1, i.now)));
-  const strag = confirmedStragglers(stragglers);
-  if (strag.length)
-    findings.push(
-      finding(
-        'straggler',
-        stragglerText(strag, i.now),
-        strag.map(([r]) => r),
-      ),
-    );
-  const c = confirmedIdle(idle, i.now, s);
-  if (c.idle.length)
-    findings.push(
-      finding(
-        'idle_gpus',
-        idleText(c.idle, i.now, s),
-        c.idle.map(([r]) => r),
-      ),
-    );
-  if (c.dataBound.length)
-    findings.push(
-      finding(
-        'data_bound',
-        dataBoundText(c.dataBound, i.now),
-        c.dataBound.map(([r]) => r),
-      ),
-    );
-
-  const on = findings.map((f) => f.kind);
   const state: HealthState = {
     attempt: i.attempt,
     rate,
@@ -171,22 +121,16 @@ export function judgeHealth(i: HealthInput): HealthJudgement {
     ...(nodeCount ? { nodes: nodeCount } : {}),
     ...(Object.keys(stragglers).length ? { stragglers } : {}),
     ...(Object.keys(idle).length ? { idle } : {}),
-    ...(on.length ? { on } : {}),
   };
+  const findings = findingsOf(state, i.now, s);
+  const on = findings.map((f) => f.kind);
   const was = prev.on ?? [];
-  const cleared = was
-    .filter((k) => !on.includes(k))
-    .map((kind) => ({
-      kind,
-      page: PAGES[kind],
-      text: kind === 'throughput_drop' ? recoveredText(rate, current, s) : RECOVERED[kind],
-    }));
   const unit = rate.unit;
   return {
-    state,
+    state: on.length ? { ...state, on } : state,
     findings,
     raised: findings.filter((f) => !was.includes(f.kind)),
-    cleared,
+    cleared: clearedSince(was, state, findings, s),
     ...(unit ? { rate: { current, baseline: baselineOf(rate, s), unit, label: RATE_UNITS[unit] } } : {}),
   };
 }
