@@ -54,7 +54,23 @@ function commands(raw: string | undefined): Record<string, JobCommand> {
       throw new ConfigError(`${where}.user is not a valid user name`, {
         name: 'TRAINWATCH_RESTART_COMMANDS',
       });
-    out[job] = { command, ...(processPattern ? { processPattern } : {}), ...(user ? { user } : {}) };
+    const target = spec.target;
+    if (target !== undefined && target !== 'all' && target !== 'head')
+      throw new ConfigError(`${where}.target must be "all" (every node) or "head" (node 0 only)`, {
+        name: 'TRAINWATCH_RESTART_COMMANDS',
+      });
+    const resume = spec.resume;
+    if (resume !== undefined && resume !== 'require' && resume !== 'allow_scratch')
+      throw new ConfigError(`${where}.resume must be "require" or "allow_scratch"`, {
+        name: 'TRAINWATCH_RESTART_COMMANDS',
+      });
+    out[job] = {
+      command,
+      ...(processPattern ? { processPattern } : {}),
+      ...(user ? { user } : {}),
+      ...(target ? { target } : {}),
+      ...(resume ? { resume } : {}),
+    };
   }
   return out;
 }

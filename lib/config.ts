@@ -116,6 +116,8 @@ export const TrainwatchConfigSchema = z.strictObject({
               command: z.string().min(1, 'is empty'),
               process_pattern: z.string().optional(),
               user: z.string().optional(),
+              target: z.enum(['all', 'head']).optional(),
+              resume: z.enum(['require', 'allow_scratch']).optional(),
             }),
           ]),
         )

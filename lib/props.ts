@@ -43,7 +43,15 @@ export interface ManagedTag {
 /** How to restart one job: the command line, or the command with how to find and run the process. */
 export type RestartCommand =
   | string
-  | { readonly command: string; readonly process_pattern?: string; readonly user?: string };
+  | {
+      readonly command: string;
+      readonly process_pattern?: string;
+      readonly user?: string;
+      /** Multi-node jobs: restart on every node (`all`, default) or once on node 0 (`head`, for schedulers). */
+      readonly target?: 'all' | 'head';
+      /** No checkpoint found: refuse (`require`, default) or start from scratch (`allow_scratch`). */
+      readonly resume?: 'require' | 'allow_scratch';
+    };
 
 /** Diagnosis and restart of training instances with SSM Run Command. */
 export interface RemediationProps {

@@ -38,6 +38,12 @@ export interface RestartRequest {
   readonly command: string;
   readonly checkpointDir: string;
   readonly delaySeconds: number;
+  /** Multi-node jobs: this node's rank, the node count, node 0's host and hosts to avoid. */
+  readonly nodeRank: number;
+  readonly nnodes: number;
+  readonly masterAddr: string;
+  readonly excludeHosts: string;
+  readonly resume: string;
 }
 
 export interface SimulatedInstanceOptions {
@@ -159,13 +165,24 @@ export class SimulatedInstance {
         command: p.Command ?? '',
         checkpointDir: p.CheckpointDir ?? '',
         delaySeconds: Number(p.DelaySeconds ?? 0),
+        nodeRank: Number(p.NodeRank ?? 0),
+        nnodes: Number(p.NNodes ?? 1),
+        masterAddr: p.MasterAddr ?? '',
+        excludeHosts: p.ExcludeHosts ?? '',
+        resume: p.Resume ?? 'require',
       };
+      // The simulated checkpoint directory holds step_latest when the run names one (as restart.sh would find).
+      if (!req.checkpointDir && req.resume === 'require')
+        return done(
+          'restart.no_checkpoint=(no checkpoint_dir known)\nrestart.refused=no checkpoint under (no checkpoint_dir known)\nend=ok\n',
+          3,
+        );
       // The restart document's launcher sleeps the backoff before starting the job; so does the simulator.
       if (req.delaySeconds > 0)
         setTimeout(() => void this.o.onRestart?.(req), req.delaySeconds * 1000).unref();
       else await this.o.onRestart?.(req);
       return done(
-        `restart.resume_from=${req.checkpointDir ? `${req.checkpointDir}/step_latest` : ''}\nrestart.launched_pid=0\nrestart.delay_seconds=${req.delaySeconds}\nend=ok\n`,
+        `${req.checkpointDir ? '' : 'restart.from_scratch=(no checkpoint_dir known)\n'}restart.resume_from=${req.checkpointDir ? `${req.checkpointDir}/step_latest` : ''}\nrestart.launched_pid=0\nrestart.delay_seconds=${req.delaySeconds}\nend=ok\n`,
       );
     }
     if (this.o.behaviour.hungProcess && p.ProcessPattern && !this.hung)

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { type RunFiles, RunGrouper, runKey } from '../core/listing.js';
 import type { RunStore } from '../core/ports.js';
-import { RunFile, type RunFileName } from '../core/protocol/files.js';
+import { nodeFile, RunFile, type RunFileName } from '../core/protocol/files.js';
 
 /** Heartbeats in S3: runs discovered with LIST pages (no GET per healthy run), bodies read on demand. */
 export class S3RunStore implements RunStore {
@@ -53,7 +53,14 @@ export class S3RunStore implements RunStore {
   }
 
   async read(runId: string, file: RunFileName, tailBytes?: number): Promise<Uint8Array | undefined> {
-    const key = runKey(this.prefix, runId, RunFile[file]);
+    return this.get(runKey(this.prefix, runId, RunFile[file]), tailBytes);
+  }
+
+  async readNode(runId: string, rank: number): Promise<Uint8Array | undefined> {
+    return this.get(runKey(this.prefix, runId, nodeFile(rank)));
+  }
+
+  private async get(key: string, tailBytes?: number): Promise<Uint8Array | undefined> {
     try {
       const res = await this.s3.send(
         new GetObjectCommand({

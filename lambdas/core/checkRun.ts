@@ -2,9 +2,12 @@
 // (evaluate), then write: transition.ts when the state changes, maintain.ts when it does not.
 import type { Links } from './alerts.js';
 import type { DeliverOptions } from './deliver.js';
-import { assess } from './evaluate.js';
+import { assess, attemptBoundary } from './evaluate.js';
 import type { RunFiles } from './listing.js';
 import { maintain } from './maintain.js';
+import { mapLimit } from './mapLimit.js';
+import { type NodeReads, observeNodes } from './nodes/observe.js';
+import { planNodeReads } from './nodes/plan.js';
 import { type Classifier, newRecord, observe, type Reads } from './observe.js';
 import { planReads } from './plan.js';
 import type { Notifier, RunStore, StateStore } from './ports.js';
@@ -48,6 +51,15 @@ async function readFiles(runs: RunStore, run: RunFiles, plan: Set<RunFileName>):
   return reads;
 }
 
+/** Node bodies, a few at a time (a 256-node run's first look must not open 256 sockets at once). */
+async function readNodes(runs: RunStore, runId: string, ranks: readonly number[]): Promise<NodeReads> {
+  const out = new Map<number, Uint8Array | undefined>();
+  await mapLimit(ranks, 16, async (rank) => {
+    out.set(rank, await runs.readNode(runId, rank));
+  });
+  return out;
+}
+
 /**
  * Checks one run: reads only what the plan asks, judges it, and writes the result conditionally.
  * Only the writer that wins a transition alerts, so racing sweeps alert exactly once.
@@ -61,8 +73,17 @@ export async function checkRun(
   const base = stored ?? newRecord(run, now);
   if (base.backoff && now < base.backoff.until) return outcome(base, { skipped: true });
   try {
-    const reads = await readFiles(deps.runs, run, planReads(run, base, now, deps.thresholds));
-    const known: RunRecord = { ...observe(base, run, reads, now, deps.classify), backoff: undefined };
+    const boundary = attemptBoundary(base);
+    const candidate = base.version === 0 || assess(run, base, now, deps.thresholds).state !== base.state;
+    const [reads, nodeReads] = await Promise.all([
+      readFiles(deps.runs, run, planReads(run, base, now, deps.thresholds)),
+      readNodes(deps.runs, run.runId, planNodeReads(run, base, boundary, candidate)),
+    ]);
+    const observed = observe(base, run, reads, now, deps.classify);
+    const known: RunRecord = {
+      ...observeNodes(observed, run, nodeReads, attemptBoundary(observed), now),
+      backoff: undefined,
+    };
     const verdict = assess(run, known, now, deps.thresholds);
     if (verdict.state !== base.state || base.version === 0)
       return await transition(deps, base, known, verdict, run, reads, now);

@@ -1,5 +1,7 @@
 import { formatDuration } from './duration.js';
 import type { ObjectInfo, RunFiles } from './listing.js';
+import { judgeNodes } from './nodes/freshness.js';
+import { currentNodes } from './nodes/observe.js';
 import type { RunRecord } from './record.js';
 import { RunState } from './states.js';
 import { effectiveThresholds, type Thresholds } from './thresholds.js';
@@ -103,6 +105,18 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
       reason: `${name} not updated for ${ago(now, s!.lastModified)} (${limit}) while ${other} is fresh`,
     };
   }
+
+  // v1.1: a silent or missing node while the run itself still beats, named long before NCCL times out.
+  const nodes = judgeNodes({
+    nodes: currentNodes(run, boundary),
+    summaries: known.nodes,
+    expected: known.meta?.nodes ?? known.nodesExpected,
+    since: boundary ?? Math.min(known.firstSeenAt, run.firstSeenAt),
+    now,
+    staleAfterMs: eff.staleAfterMs,
+    startupGraceMs: t.startupGraceMs,
+  });
+  if (nodes) return { state: RunState.WARNING, reason: nodes.reason };
 
   const findings = Object.keys(known.findings ?? {}).sort();
   if (findings.length > 0) return { state: RunState.WARNING, reason: known.findings![findings[0]!]! };

@@ -79,14 +79,14 @@ export class RunGrouper {
       return;
     }
     const node = nodeKeyOf(path);
-    if (node?.ok)
-      (run.nodes ??= []).push({
-        rank: node.rank,
-        lastModified: obj.lastModified,
-        etag: obj.etag,
-        size: obj.size,
-      });
-    else if (node && (run.nodeProblems ??= []).length < 10) run.nodeProblems.push(node.problem);
+    if (!node) return;
+    if (node.ok) {
+      run.nodes ??= [];
+      run.nodes.push({ rank: node.rank, lastModified: obj.lastModified, etag: obj.etag, size: obj.size });
+    } else {
+      run.nodeProblems ??= [];
+      if (run.nodeProblems.length < 10) run.nodeProblems.push(node.problem);
+    }
   }
 
   /** The runs seen so far, in id order. */

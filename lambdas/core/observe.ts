@@ -47,6 +47,7 @@ function knownMetadata(v: Metadata): KnownMetadata {
     profile: v.profile,
     logPath: v.log_path,
     checkpointDir: v.checkpoint_dir,
+    nodes: v.nodes,
   };
 }
 

@@ -11,6 +11,8 @@ export interface RunStore {
   listRun(runId: string): Promise<RunFiles | undefined>;
   /** A file's bytes (the last `tailBytes` when given); undefined if it vanished. */
   read(runId: string, file: RunFileName, tailBytes?: number): Promise<Uint8Array | undefined>;
+  /** One node's file, `nodes/{rank}.json` (protocol v1.1); undefined if it vanished. */
+  readNode(runId: string, rank: number): Promise<Uint8Array | undefined>;
 }
 
 /**

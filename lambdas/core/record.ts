@@ -13,6 +13,8 @@ export interface KnownMetadata {
   readonly profile?: string;
   readonly logPath?: string;
   readonly checkpointDir?: string;
+  /** v1.1: how many nodes the run expects (each writes `nodes/{rank}.json`). */
+  readonly nodes?: number;
 }
 
 /** An alert waiting for (or retrying) delivery on some channels. */
@@ -72,6 +74,10 @@ export interface RunRecord {
   readonly undelivered?: readonly Undelivered[];
   /** When a restart was issued (state RESTARTING); set by remediation. */
   readonly restartIssuedAt?: number;
+  /** v1.1: what we know of each node (by rank), from its last body read; freshness comes from the LIST. */
+  readonly nodes?: import('./nodes/types.js').NodeSummaries;
+  /** The node count the node files themselves announce (`nodes`), when metadata.json names none. */
+  readonly nodesExpected?: number;
   /** Remediation's memory of the run: restarts, best step per attempt, last diagnosis and decision. */
   readonly remediation?: import('./remediation/state.js').RemediationState;
 }

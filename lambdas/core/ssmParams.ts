@@ -16,6 +16,12 @@ export const PARAM_PATTERNS = {
   user: '^(|[a-z_][a-z0-9_-]{0,31})$',
   count: '^[0-9]{1,5}$',
   instanceId: '^i-[0-9a-f]{8,17}$',
+  /** A DNS host name (the master address of a multi-node restart), or empty. */
+  host: '^(|[A-Za-z0-9][A-Za-z0-9_-]{0,62}(\\.[A-Za-z0-9_-]{1,63}){0,8})$',
+  /** Host names separated by commas (hosts the scheduler should avoid), or empty. */
+  hosts: '^(|[A-Za-z0-9][A-Za-z0-9._-]{0,252}(,[A-Za-z0-9][A-Za-z0-9._-]{0,252}){0,63})$',
+  /** What a restart does without a checkpoint: refuse, or start from scratch. */
+  resume: '^(require|allow_scratch)$',
 } as const;
 
 const RE = Object.fromEntries(Object.entries(PARAM_PATTERNS).map(([k, v]) => [k, new RegExp(v)])) as Record<

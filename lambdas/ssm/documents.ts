@@ -74,6 +74,19 @@ export const RESTART_PARAMETERS = {
     PARAM_PATTERNS.count,
     '60',
   ),
+  Resume: p(
+    'require: refuse when no checkpoint is found; allow_scratch: start from scratch',
+    PARAM_PATTERNS.resume,
+    'require',
+  ),
+  NodeRank: p("This node's rank in a multi-node job (TRAINWATCH_NODE_RANK)", PARAM_PATTERNS.count, '0'),
+  NNodes: p('How many nodes the job runs on (TRAINWATCH_NNODES)', PARAM_PATTERNS.count, '1'),
+  MasterAddr: p("Node 0's host name (TRAINWATCH_MASTER_ADDR), or empty", PARAM_PATTERNS.host, ''),
+  ExcludeHosts: p(
+    'Hosts the scheduler should avoid, comma-separated (TRAINWATCH_EXCLUDE_HOSTS), or empty',
+    PARAM_PATTERNS.hosts,
+    '',
+  ),
 } as const;
 
 /** SSM Command document (schema 2.2) that diagnoses a run on its instance; see lambdas/ssm/diagnose.sh. */
@@ -128,6 +141,11 @@ export function restartDocument(): Record<string, unknown> {
             TW_DELAY_SECONDS: 'DelaySeconds',
             TW_RUN_AS: 'RunAsUser',
             TW_STOP_TIMEOUT: 'StopTimeoutSeconds',
+            TW_RESUME: 'Resume',
+            TW_NODE_RANK: 'NodeRank',
+            TW_NNODES: 'NNodes',
+            TW_MASTER_ADDR: 'MasterAddr',
+            TW_EXCLUDE_HOSTS: 'ExcludeHosts',
           }),
         },
       },

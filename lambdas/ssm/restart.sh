@@ -5,7 +5,7 @@
 # document sets from allowedPattern-validated parameters; this script re-checks them and never evaluates
 # any of them except TW_COMMAND, the operator's own configured command (never heartbeat content).
 #   TW_RUN_ID TW_ATTEMPT TW_COMMAND TW_CHECKPOINT_DIR TW_PID_FILE TW_PROCESS_PATTERN TW_DELAY_SECONDS
-#   TW_RUN_AS TW_STOP_TIMEOUT TW_LOG_DIR
+#   TW_RUN_AS TW_STOP_TIMEOUT TW_LOG_DIR TW_RESUME TW_NODE_RANK TW_NNODES TW_MASTER_ADDR TW_EXCLUDE_HOSTS
 # Exit codes: 0 launched; 2 invalid input; 3 refused (disk full, process would not stop).
 set -u
 export LC_ALL=C
@@ -27,6 +27,11 @@ DELAY="${TW_DELAY_SECONDS:-0}"
 RUN_AS="${TW_RUN_AS:-}"
 STOP_TIMEOUT="${TW_STOP_TIMEOUT:-60}"
 LOG_DIR="${TW_LOG_DIR:-/var/log/trainwatch}"
+RESUME="${TW_RESUME:-require}"
+NODE_RANK="${TW_NODE_RANK:-0}"
+NNODES="${TW_NNODES:-1}"
+MASTER_ADDR="${TW_MASTER_ADDR:-}"
+EXCLUDE_HOSTS="${TW_EXCLUDE_HOSTS:-}"
 
 # Defence in depth: the same shapes the document's allowedPattern enforces.
 path_ok() { [ -z "$1" ] || [[ "$1" =~ ^(/[A-Za-z0-9_-][A-Za-z0-9._-]*)+/?$ ]]; }
@@ -38,6 +43,11 @@ path_ok() { [ -z "$1" ] || [[ "$1" =~ ^(/[A-Za-z0-9_-][A-Za-z0-9._-]*)+/?$ ]]; }
 [[ -z "$PATTERN" || "$PATTERN" =~ ^[A-Za-z0-9\ ._/=:+-]{1,200}$ ]] || refuse 2 "invalid process pattern"
 [[ -z "$RUN_AS" || "$RUN_AS" =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] || refuse 2 "invalid user"
 for p in "$CKPT_DIR" "$PID_FILE" "$LOG_DIR"; do path_ok "$p" || refuse 2 "invalid path"; done
+[[ "$RESUME" =~ ^(require|allow_scratch)$ ]] || refuse 2 "invalid resume mode"
+[[ "$NODE_RANK" =~ ^[0-9]{1,5}$ && "$NNODES" =~ ^[0-9]{1,5}$ ]] || refuse 2 "invalid node rank or count"
+host_re='^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$'
+[[ -z "$MASTER_ADDR" || "$MASTER_ADDR" =~ $host_re ]] || refuse 2 "invalid master address"
+[[ -z "$EXCLUDE_HOSTS" || "$EXCLUDE_HOSTS" =~ ^[A-Za-z0-9][A-Za-z0-9.,_-]{0,4095}$ ]] || refuse 2 "invalid exclude hosts"
 
 # --- never restart onto a full disk --------------------------------------------------------------------
 if [ -n "$CKPT_DIR" ] && [ -d "$CKPT_DIR" ]; then
@@ -110,7 +120,15 @@ if [ -n "$CKPT_DIR" ] && [ -d "$CKPT_DIR" ]; then
   fi
   path_ok "$resume" || resume=""
 fi
+# Never start a long run over from step 0 by accident: without a checkpoint, `require` refuses.
+if [ -z "$resume" ]; then
+  where="${CKPT_DIR:-(no checkpoint_dir known)}"
+  [ "$RESUME" = require ] && { say restart.no_checkpoint "$where"; refuse 3 "no checkpoint under $where"; }
+  say restart.from_scratch "$where"
+fi
 say restart.resume_from "$resume"
+step=$(basename "${resume:-x}" | sed -nE 's/^[A-Za-z_-]*0*([0-9]+)$/\1/p')
+[ -n "$step" ] && say restart.resume_step "$step"
 
 # --- launch, detached, after the backoff delay -----------------------------------------------------------
 mkdir -p "$LOG_DIR" 2>/dev/null || LOG_DIR=/tmp
@@ -126,7 +144,8 @@ fi
 args=()
 [ -n "$resume" ] && args=("$resume")
 setsid ${as_user[@]+"${as_user[@]}"} env TW_LAUNCH_COMMAND="$COMMAND" TRAINWATCH_RUN_ID="$RUN_ID" \
-  TRAINWATCH_ATTEMPT="$ATTEMPT" TRAINWATCH_RESUME_FROM="$resume" \
+  TRAINWATCH_ATTEMPT="$ATTEMPT" TRAINWATCH_RESUME_FROM="$resume" TRAINWATCH_NODE_RANK="$NODE_RANK" \
+  TRAINWATCH_NNODES="$NNODES" TRAINWATCH_MASTER_ADDR="$MASTER_ADDR" TRAINWATCH_EXCLUDE_HOSTS="$EXCLUDE_HOSTS" \
   bash -c "$launcher" trainwatch-launch "$DELAY" ${args[@]+"${args[@]}"} >>"$log" 2>&1 </dev/null &
 say restart.launched_pid "$!"
 say restart.delay_seconds "$DELAY"

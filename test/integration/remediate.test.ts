@@ -130,7 +130,9 @@ describe('remediation against the emulator', () => {
       /^error type: watchdog_timeout \(signal nccl_watchdog_timeout; seq=5621, op_type=ALLREDUCE/m,
     );
     expect(details).toMatch(/^diagnosis: process not running$/m);
-    expect(details).toMatch(/^decision: restart — restarting as attempt 2 from the latest checkpoint/m);
+    expect(details).toMatch(
+      /^decision: restart — restarting as attempt 2 in 0s: .*; resumed from \/checkpoints\/run\/step_latest$/m,
+    );
 
     await new Promise((r) => setTimeout(r, 2500));
     await runSweep(app, Date.now());

@@ -17,6 +17,8 @@ export interface TestEnvironment {
   /** A fresh App (as a new Lambda container would build), sharing nothing in memory with others. */
   app(): App;
   put(runId: string, file: RunFileName, body: string | Uint8Array): Promise<void>;
+  /** Writes `nodes/{rank}.json` of a run (protocol v1.1). */
+  putNode(runId: string, rank: number, body: string): Promise<void>;
   /** Messages published to SNS so far (the SQS subscription's envelopes, parsed). */
   snsMessages(): Promise<
     { Subject?: string; Message: string; MessageAttributes: Record<string, { Value: string }> }[]
@@ -89,6 +91,15 @@ export async function testEnvironment(overrides: Record<string, string> = {}): P
     env,
     slack,
     app: make,
+    async putNode(runId, rank, body) {
+      await admin.clients.s3.send(
+        new PutObjectCommand({
+          Bucket: id,
+          Key: `${admin.config.prefix}/${runId}/nodes/${rank}.json`,
+          Body: body,
+        }),
+      );
+    },
     async put(runId, file, body) {
       await admin.clients.s3.send(
         new PutObjectCommand({

@@ -80,6 +80,13 @@ export class FakeRunStore implements RunStore {
     if (!body) return undefined;
     return tailBytes !== undefined && body.length > tailBytes ? body.subarray(body.length - tailBytes) : body;
   }
+
+  async readNode(runId: string, rank: number): Promise<Uint8Array | undefined> {
+    this.reads.push(`${runId}/nodes/${rank}`);
+    await Promise.resolve();
+    if (this.failing.has(runId)) throw new Error(`S3 GetObject failed for ${runId}/nodes/${rank}.json`);
+    return this.objects.get(this.key(runId, `nodes/${rank}.json`))?.body;
+  }
 }
 
 /** Deep copy, like a round trip through DynamoDB (no shared references between writers). */

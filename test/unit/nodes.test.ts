@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parseDiagnosis } from '../../lambdas/core/remediation/diagnosis/index.js';
 import {
   batches,
   findCulprit,
@@ -8,6 +7,7 @@ import {
   type NodeObject,
   planNodeRestart,
 } from '../../lambdas/core/nodes/index.js';
+import { parseDiagnosis } from '../../lambdas/core/remediation/diagnosis/index.js';
 
 const MIN = 60_000;
 const NOW = 1_800_000_000_000;

@@ -176,14 +176,55 @@ describe('restart.sh', () => {
     await until(
       () => execFileSync('bash', ['-c', `pgrep -f ${marker} || true`], { encoding: 'utf8' }).trim() !== '',
     );
+    const ckpt = join(tmp, 'ckpt-hung');
+    mkdirSync(join(ckpt, 'step_1'), { recursive: true });
     const { code, out } = restart({
       TW_COMMAND: job('hung').command,
       TW_PROCESS_PATTERN: `--tag ${marker}`,
       TW_STOP_TIMEOUT: '5',
+      TW_CHECKPOINT_DIR: ckpt,
     });
     expect(code).toBe(0);
     expect(out).toContain(`restart.stopped=${hung.pid}`);
     await until(() => hung.exitCode !== null || hung.signalCode !== null);
+  });
+
+  it('refuses to start over from step 0 without a checkpoint unless resume is allow_scratch', async () => {
+    const empty = join(tmp, 'ckpt-empty');
+    mkdirSync(empty, { recursive: true });
+    const refused = restart({ TW_COMMAND: job('none').command, TW_CHECKPOINT_DIR: empty });
+    expect(refused.code).toBe(3);
+    expect(refused.out).toContain(`restart.no_checkpoint=${empty}`);
+    expect(refused.out).toContain(`restart.refused=no checkpoint under ${empty}`);
+    const { command, result } = job('scratch');
+    const scratch = restart({ TW_COMMAND: command, TW_CHECKPOINT_DIR: empty, TW_RESUME: 'allow_scratch' });
+    expect(scratch.code).toBe(0);
+    expect(scratch.out).toContain(`restart.from_scratch=${empty}`);
+    await until(() => existsSync(result));
+    expect(readFileSync(result, 'utf8').trim()).toBe('--resume-from|2|');
+  });
+
+  it('reports the step it resumes from and gives a node its rank, the node count and the master', async () => {
+    const ckpt = join(tmp, 'ckpt-node');
+    mkdirSync(join(ckpt, 'global_step5200'), { recursive: true });
+    const dir = mkdtempSync(join(tmp, 'job-node'));
+    const result = join(dir, 'env');
+    writeFileSync(
+      join(dir, 'job.sh'),
+      `printf '%s|%s|%s|%s\\n' "$TRAINWATCH_NODE_RANK" "$TRAINWATCH_NNODES" "$TRAINWATCH_MASTER_ADDR" "$TRAINWATCH_EXCLUDE_HOSTS" > ${result}\n`,
+    );
+    const { code, out } = restart({
+      TW_COMMAND: `/bin/sh ${join(dir, 'job.sh')}`,
+      TW_CHECKPOINT_DIR: ckpt,
+      TW_NODE_RANK: '3',
+      TW_NNODES: '16',
+      TW_MASTER_ADDR: 'ip-10-0-1-20',
+      TW_EXCLUDE_HOSTS: 'ip-10-0-1-27',
+    });
+    expect(code).toBe(0);
+    expect(out).toContain('restart.resume_step=5200');
+    await until(() => existsSync(result));
+    expect(readFileSync(result, 'utf8').trim()).toBe('3|16|ip-10-0-1-20|ip-10-0-1-27');
   });
 
   it.each([
@@ -195,6 +236,12 @@ describe('restart.sh', () => {
     ['a relative checkpoint path', { TW_COMMAND: '/bin/true', TW_CHECKPOINT_DIR: '../etc' }, 'invalid path'],
     ['a dot-dot path', { TW_COMMAND: '/bin/true', TW_PID_FILE: '/tmp/../etc/passwd' }, 'invalid path'],
     ['a bad attempt', { TW_COMMAND: '/bin/true', TW_ATTEMPT: '2; reboot' }, 'invalid attempt'],
+    [
+      'a bad master address',
+      { TW_COMMAND: '/bin/true', TW_MASTER_ADDR: 'h;reboot' },
+      'invalid master address',
+    ],
+    ['a bad node rank', { TW_COMMAND: '/bin/true', TW_NODE_RANK: '1 2' }, 'invalid node rank or count'],
   ])('refuses %s', (_, env, why) => {
     const { code, out } = restart(env);
     expect(code).toBe(2);

@@ -1,6 +1,6 @@
+import { formatDuration } from '../duration.js';
 import { summarize } from '../remediation/diagnosis/summary.js';
 import type { Diagnosis } from '../remediation/diagnosis/types.js';
-import { formatDuration } from '../duration.js';
 import { type NodeSummary, nodeLabel } from './types.js';
 
 /** What was learnt about one node on a failure: its diagnosis, or why it could not be examined. */

@@ -3,6 +3,7 @@ import { MAX_TEXT_BYTES } from '../protocol/files.js';
 import { decodeText } from '../protocol/parse.js';
 import type { RunRecord } from '../record.js';
 import { RunState } from '../states.js';
+import { isMultiNode, probeNodes } from './nodeProbe.js';
 import { probe, type Seen } from './probe.js';
 import { type RemediationTarget, readTarget } from './target.js';
 import type { RemediationDeps } from './types.js';
@@ -38,13 +39,13 @@ export function bestSteps(rec: RunRecord, attempt: number): Record<string, numbe
 }
 
 /** Reads the run's target and files, probes its instance and classifies all of it together. */
-export async function assess(deps: RemediationDeps, rec: RunRecord): Promise<Assessment> {
+export async function assess(deps: RemediationDeps, rec: RunRecord, now: number): Promise<Assessment> {
   const { settings } = deps;
   const target = await readTarget(deps.runs, rec, settings.commands);
   const [errorText, logText, seen] = await Promise.all([
     rec.state === RunState.FAILED ? readText(deps, rec.runId, 'error') : Promise.resolve(''),
     readText(deps, rec.runId, 'log'),
-    probe(deps, target, rec.runId),
+    isMultiNode(rec) ? probeNodes(deps, target, rec, now) : probe(deps, target, rec.runId),
   ]);
   const classification = classifyDetailed(
     [errorText, logText, seen.evidence].join('\n'),

@@ -1,4 +1,5 @@
 import type { DetailedClassification } from '../classify/index.js';
+import type { NodeFindings } from '../nodes/culprit.js';
 import type { Decision, Probe } from './policy/index.js';
 
 const VERB: Readonly<Record<Decision['action'], string>> = {
@@ -13,6 +14,7 @@ export function remediationDetails(
   probe: Probe,
   decision: Decision,
   problems: readonly string[],
+  nodes?: NodeFindings,
 ): string[] {
   const fields = Object.entries(c.fields)
     .map(([k, v]) => `${k}=${v}`)
@@ -22,6 +24,8 @@ export function remediationDetails(
       ? `error type: ${c.error_type} (signal ${c.signal}${fields ? `; ${fields}` : ''})`
       : 'error type: unknown (no signal matched)',
   ];
+  if (nodes) lines.push(nodes.culprit ? `culprit: ${nodes.headline}` : `nodes: ${nodes.headline}`);
+  for (const s of nodes?.suspects.slice(1, 4) ?? []) lines.push(`also: ${s.label}: ${s.evidence}`);
   if (probe.ok) for (const l of probe.summary.lines.slice(0, 6)) lines.push(`diagnosis: ${l}`);
   else lines.push(`diagnosis unavailable: ${probe.finding}`);
   lines.push(`decision: ${VERB[decision.action]} — ${decision.reason}`);

@@ -1,6 +1,7 @@
+import type { NodeFindings } from '../nodes/culprit.js';
 import { parseDiagnosis, summarize } from './diagnosis/index.js';
 import type { Probe } from './policy/index.js';
-import type { RemediationTarget } from './target.js';
+import { diagnoseParameters, type RemediationTarget } from './target.js';
 import type { RemediationDeps } from './types.js';
 
 /** What looking at the instance found: the probe's verdict, evidence for the classifier, and the SSM command. */
@@ -9,6 +10,8 @@ export interface Seen {
   /** Kernel and log lines from the instance, classified together with the run's own files. */
   readonly evidence: string;
   readonly commandId?: string;
+  /** A multi-node run: every node's verdict and the culprit. */
+  readonly nodes?: NodeFindings;
 }
 
 /** Runs the diagnosis document on the run's instance; every way it can fail becomes a finding, never a throw of the run's fault. */
@@ -26,14 +29,7 @@ export async function probe(
     document: deps.settings.diagnoseDocument,
     timeoutSeconds: deps.settings.diagnoseTimeoutSeconds ?? 150,
     comment: `trainwatch diagnose ${runId}`,
-    parameters: {
-      RunId: runId,
-      PidFile: t.pidFile ?? '',
-      ProcessPattern: t.processPattern ?? '',
-      CheckpointDir: t.checkpointDir ?? '',
-      LogPath: t.logPath ?? '',
-      TailLines: '40',
-    },
+    parameters: diagnoseParameters(t, runId),
   });
   if (!r.ok) return none(r.finding ?? `diagnosis ${r.status}`);
   const d = parseDiagnosis(r.output);

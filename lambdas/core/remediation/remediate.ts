@@ -39,12 +39,12 @@ async function locked(
   req: RemediationRequest,
   now: number,
 ): Promise<RemediationOutcome> {
-  const a = await assess(deps, rec);
+  const a = await assess(deps, rec, now);
   const { errorType, seen } = a;
   let decision = verdict(rec, a, deps.settings);
   let written: RunRecord | undefined;
   if (decision.action === 'restart') {
-    const r = await restart(deps, rec, a.target, decision, errorType, a.steps, req, now);
+    const r = await restart(deps, rec, a.target, decision, seen.nodes, errorType, a.steps, req, now);
     decision = r.decision;
     written = r.record;
   }
@@ -63,6 +63,7 @@ async function locked(
       seen.probe,
       decision,
       a.target.problems,
+      seen.nodes,
     ),
   });
   const report = await deliver(alert, deps.notifiers, deps.deliverOptions);

@@ -1,16 +1,19 @@
+import type { NodeFindings } from '../nodes/culprit.js';
 import type { RunRecord } from '../record.js';
 import { RunState } from '../states.js';
+import { launch } from './launch.js';
 import type { Decision } from './policy/index.js';
 import type { RemediationState } from './state.js';
 import type { RemediationTarget } from './target.js';
 import type { RemediationDeps, RemediationRequest } from './types.js';
 
-/** Runs the restart document, then moves the run to RESTARTING with the next attempt (conditional write). */
+/** Runs the restart document (launch.ts), then moves the run to RESTARTING with the next attempt (conditional write). */
 export async function restart(
   deps: RemediationDeps,
   rec: RunRecord,
   t: RemediationTarget,
   d: Decision,
+  nodes: NodeFindings | undefined,
   errorType: string | null,
   steps: Record<string, number>,
   req: RemediationRequest,
@@ -24,27 +27,9 @@ export async function restart(
   if (!before || before.state !== rec.state)
     return alert(`the run became ${before?.state ?? 'unknown'} while it was being diagnosed`);
   const delaySeconds = Math.round((d.delayMs ?? 0) / 1000);
-  const r = await deps.commands.run({
-    instanceId: t.instanceId!,
-    document: deps.settings.restartDocument!,
-    timeoutSeconds: deps.settings.restartTimeoutSeconds ?? 90,
-    comment: `trainwatch restart ${rec.runId} attempt ${d.nextAttempt}`,
-    parameters: {
-      RunId: rec.runId,
-      Attempt: String(d.nextAttempt),
-      Command: t.job!.command,
-      CheckpointDir: t.checkpointDir ?? '',
-      PidFile: t.pidFile ?? '',
-      ProcessPattern: t.processPattern ?? '',
-      DelaySeconds: String(delaySeconds),
-      RunAsUser: t.job!.user ?? '',
-      StopTimeoutSeconds: '60',
-    },
-  });
-  if (!r.ok) {
-    const refused = /^restart\.refused=(.*)$/m.exec(r.output)?.[1];
-    return alert(refused ? `the instance refused: ${refused}` : (r.finding ?? `restart command ${r.status}`));
-  }
+  const launched = await launch(deps, rec, t, d, nodes, now);
+  if (!launched.ok) return alert(launched.reason);
+  d = { ...d, reason: `${d.reason}; ${launched.resumed}` };
   const startsAt = now + delaySeconds * 1000;
   let fresh: RunRecord | undefined = before;
   for (let i = 0; i < 3 && fresh; i++) {

@@ -37,4 +37,8 @@ export interface JobCommand {
   readonly processPattern?: string;
   /** User the new attempt runs as (default: the SSM agent's user). */
   readonly user?: string;
+  /** A multi-node job: restart on every node's instance (`all`, default) or once on node 0 (`head`). */
+  readonly target?: 'all' | 'head';
+  /** Without a checkpoint: refuse (`require`, default) or start from scratch (`allow_scratch`). */
+  readonly resume?: 'require' | 'allow_scratch';
 }

@@ -53,3 +53,15 @@ export async function readTarget(
     problems,
   };
 }
+
+/** The diagnosis document's parameters for a run (the same on every node of a multi-node run). */
+export function diagnoseParameters(t: RemediationTarget, runId: string): Record<string, string> {
+  return {
+    RunId: runId,
+    PidFile: t.pidFile ?? '',
+    ProcessPattern: t.processPattern ?? '',
+    CheckpointDir: t.checkpointDir ?? '',
+    LogPath: t.logPath ?? '',
+    TailLines: '40',
+  };
+}

@@ -132,6 +132,6 @@ export function decide(input: DecideInput): Decision {
     mode,
     delayMs,
     nextAttempt: attempt + 1,
-    reason: `restarting as attempt ${attempt + 1} from the latest checkpoint in ${formatDuration(delayMs)}: policy ${policy.name} (${mode}) restarts ${type} (${rule.why}); restart ${restarts + 1} of ${policy.max_restarts}`,
+    reason: `restarting as attempt ${attempt + 1} in ${formatDuration(delayMs)}: policy ${policy.name} (${mode}) restarts ${type} (${rule.why}); restart ${restarts + 1} of ${policy.max_restarts}`,
   };
 }

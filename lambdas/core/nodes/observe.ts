@@ -1,0 +1,95 @@
+import { withFinding } from '../findings.js';
+import type { RunFiles } from '../listing.js';
+import { MAX_JSON_BYTES, nodeFile } from '../protocol/files.js';
+import { parseNodeFile } from '../protocol/node.js';
+import type { RunRecord } from '../record.js';
+import type { NodeObject, NodeSummaries, NodeSummary } from './types.js';
+
+/** Node bodies read this time, by rank; `undefined` means the object vanished between LIST and GET. */
+export type NodeReads = ReadonlyMap<number, Uint8Array | undefined>;
+
+const FINDING_PREFIX = 'node:';
+
+/** Node files of the current attempt: those written before a restart belong to the old processes. */
+export function currentNodes(run: RunFiles, boundary: number | undefined): readonly NodeObject[] {
+  const nodes = run.nodes ?? [];
+  return boundary === undefined ? nodes : nodes.filter((n) => n.lastModified > boundary);
+}
+
+function mean(values: readonly number[]): number | undefined {
+  return values.length ? Math.round(values.reduce((a, b) => a + b, 0) / values.length) : undefined;
+}
+
+/** One node's summary from its body, or its finding when the body is unusable. */
+function summarise(
+  n: NodeObject,
+  body: Uint8Array | undefined,
+  now: number,
+  before?: NodeSummary,
+): NodeSummary {
+  const base = { lastSeen: n.lastModified, etag: n.etag, readAt: now };
+  if (n.size > MAX_JSON_BYTES)
+    return {
+      ...before,
+      ...base,
+      finding: `${nodeFile(n.rank)} is ${n.size} bytes (at most ${MAX_JSON_BYTES})`,
+    };
+  if (!body) return { ...before, ...base };
+  const p = parseNodeFile(body, n.rank);
+  if (!p.ok) return { ...before, ...base, finding: `invalid node file: ${p.problem}` };
+  const v = p.value;
+  const utils = (v.gpus ?? []).map((g) => g.util).filter((u): u is number => typeof u === 'number');
+  return {
+    ...base,
+    instanceId: v.instance_id,
+    hostname: v.hostname,
+    step: v.step ?? undefined,
+    stepTimeS: v.step_time_s ?? undefined,
+    gpuUtil: mean(utils),
+    gpus: v.gpus?.length,
+    finding: p.problems.length ? p.problems.join('; ') : undefined,
+  };
+}
+
+/**
+ * Folds node bodies read this time into the run's node summaries and findings. Summaries of nodes that
+ * no longer write (or wrote only before a restart) are dropped; unread nodes keep what we knew, so an
+ * unchanged fleet changes nothing in the record (no write). Pure.
+ */
+export function observeNodes(
+  r: RunRecord,
+  run: RunFiles,
+  reads: NodeReads,
+  boundary: number | undefined,
+  now: number,
+): RunRecord {
+  const nodes = currentNodes(run, boundary);
+  if (nodes.length === 0 && !r.nodes && !run.nodeProblems) return r;
+  const summaries: Record<string, NodeSummary> = {};
+  let expected = r.nodesExpected;
+  let findings = r.findings;
+  for (const n of nodes) {
+    const before = r.nodes?.[n.rank];
+    const stale = before && boundary !== undefined && before.lastSeen <= boundary ? undefined : before;
+    const s = reads.has(n.rank) ? summarise(n, reads.get(n.rank), now, stale) : stale;
+    if (s) summaries[n.rank] = s;
+    const body = reads.get(n.rank);
+    if (body && n.size <= MAX_JSON_BYTES) {
+      const p = parseNodeFile(body, n.rank);
+      if (p.ok && p.value.nodes !== undefined) expected = p.value.nodes;
+    }
+  }
+  // Findings about nodes follow the summaries: one per node with a problem, none left for nodes gone.
+  for (const key of Object.keys(findings ?? {}))
+    if (key.startsWith(FINDING_PREFIX) && !summaries[key.slice(FINDING_PREFIX.length)]?.finding)
+      findings = withFinding({ ...r, findings }, key, undefined);
+  for (const [rank, s] of Object.entries(summaries))
+    if (s.finding) findings = withFinding({ ...r, findings }, `${FINDING_PREFIX}${rank}`, s.finding);
+  findings = withFinding(
+    { ...r, findings },
+    'nodes/',
+    run.nodeProblems?.length ? run.nodeProblems.join('; ') : undefined,
+  );
+  const next: NodeSummaries | undefined = Object.keys(summaries).length ? summaries : undefined;
+  return { ...r, nodes: next, nodesExpected: expected, findings };
+}

@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import type { NodeSummaries } from '../../lambdas/core/nodes/types.js';
+import type { CommandResult, CommandRunner } from '../../lambdas/core/ports.js';
+import { type RemediationDeps, remediate } from '../../lambdas/core/remediation/index.js';
+import { POLICY_PRESETS } from '../../lambdas/core/remediation/policy/index.js';
+import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier, record } from '../support/fakes.js';
+
+const NOW = 1_800_000_000_000;
+const M = 60_000;
+const id = (rank: number) => `i-00000000000000${String(rank).padStart(3, '0')}`;
+const host = (rank: number) => `ip-10-0-1-${20 + rank}`;
+const GONE = 'process.alive=false\nend=ok\n';
+const XID79 = [
+  'process.alive=false',
+  'gpu=3, NVIDIA H100 80GB HBM3, 0, 0, 81559, 40, 0, 0, 00000000:86:00.0',
+  "xid=[86412.118305] NVRM: Xid (PCI:0000:86:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+  'end=ok',
+].join('\n');
+
+/** Answers the diagnosis per instance and records every call; restarts answer `restartOutput`. */
+class Nodes implements CommandRunner {
+  readonly diagnosed: string[][] = [];
+  readonly restarts: { instanceId: string; parameters: Readonly<Record<string, string>> }[] = [];
+  constructor(
+    private readonly diagnosis: (instanceId: string) => CommandResult,
+    private readonly restartOutput = 'restart.resume_from=/ckpt/r1/step_5200\nrestart.resume_step=5200\nrestart.launched_pid=9\nend=ok\n',
+  ) {}
+  async run(req: Parameters<CommandRunner['run']>[0]): Promise<CommandResult> {
+    this.restarts.push({ instanceId: req.instanceId, parameters: req.parameters });
+    const refused = this.restartOutput.includes('restart.refused');
+    return { status: refused ? 'Failed' : 'Success', ok: !refused, output: this.restartOutput };
+  }
+  async runOnEach(req: Parameters<CommandRunner['runOnEach']>[0]): Promise<Map<string, CommandResult>> {
+    this.diagnosed.push([...req.instanceIds]);
+    return new Map(req.instanceIds.map((i) => [i, this.diagnosis(i)]));
+  }
+}
+
+function world(runner: CommandRunner, job: Record<string, unknown> = {}, n = 4, missingInstance?: number) {
+  const runs = new FakeRunStore();
+  runs.put(
+    'r1',
+    'metadata',
+    { run_id: 'r1', instance_id: id(0), job_name: 'llama', checkpoint_dir: '/ckpt/r1', nodes: n },
+    NOW - 60 * M,
+  );
+  for (let r = 0; r < n; r++)
+    runs.put('r1', `nodes/${r}.json`, { node_rank: r }, NOW - (r === 2 ? 20 * M : M));
+  const nodes: NodeSummaries = Object.fromEntries(
+    Array.from({ length: n }, (_, r) => [
+      String(r),
+      { lastSeen: NOW - M, ...(r === missingInstance ? {} : { instanceId: id(r) }), hostname: host(r) },
+    ]),
+  );
+  const states = new FakeStateStore();
+  states.seed(
+    record({
+      state: 'TIMED_OUT',
+      step: 5200,
+      stepAdvancedAt: NOW - 30 * M,
+      nodes,
+      meta: { nodes: n, startedAt: NOW - 3 * 24 * 60 * M },
+    }),
+  );
+  const slack = new RecordingNotifier('slack');
+  const deps: RemediationDeps = {
+    runs,
+    states,
+    commands: runner,
+    archive: { archive: async () => [] },
+    notifiers: [slack],
+    links: { bucket: 'b', prefix: 'training-runs', region: 'us-east-1' },
+    settings: {
+      diagnoseDocument: 'diag',
+      restartDocument: 'restart',
+      policy: POLICY_PRESETS.get('aggressive')!,
+      profile: 'production',
+      commands: { '*': { command: '/opt/train/resume.sh', ...job } },
+    },
+    owner: 'test',
+    deliverOptions: NO_WAIT,
+  };
+  return { deps, states, slack };
+}
+const ok = (output: string): CommandResult => ({ status: 'Success', ok: true, output });
+const details = (slack: RecordingNotifier) => slack.sent.at(-1)!.details!.join('\n');
+
+describe('remediation of a multi-node run', () => {
+  it('diagnoses every node in one fan-out and names the Xid node as culprit; an all-nodes restart is refused', async () => {
+    const runner = new Nodes((i) => ok(i === id(2) ? XID79 : GONE));
+    const { deps, slack, states } = world(runner);
+    const out = await remediate(deps, { runId: 'r1', state: 'TIMED_OUT' }, NOW);
+    expect(runner.diagnosed).toEqual([[id(0), id(1), id(2), id(3)]]);
+    expect(runner.restarts).toEqual([]);
+    expect(out.decision).toMatchObject({ action: 'alert' });
+    expect(out.decision!.reason).toMatch(
+      /the restart would land on the same broken GPU: replace node 2 \(i-00000000000000002, ip-10-0-1-22\) first/,
+    );
+    expect(details(slack)).toMatch(
+      /^culprit: node 2 \(i-00000000000000002, ip-10-0-1-22\): GPU 3: Xid 79, fallen off the bus — replace the node; 3 nodes healthy$/m,
+    );
+    expect((await states.get('r1'))!.state).toBe('TIMED_OUT');
+  });
+
+  it('restarts a head-target job once on node 0, asking the scheduler to avoid the broken host', async () => {
+    const runner = new Nodes((i) => ok(i === id(2) ? XID79 : GONE));
+    const { deps, states } = world(runner, { target: 'head' });
+    const out = await remediate(deps, { runId: 'r1', state: 'TIMED_OUT' }, NOW);
+    expect(
+      runner.restarts.map((r) => [r.instanceId, r.parameters.NodeRank, r.parameters.ExcludeHosts]),
+    ).toEqual([[id(0), '0', 'ip-10-0-1-22']]);
+    expect(out.decision!.reason).toMatch(
+      /resumed from \/ckpt\/r1\/step_5200 \(step 5200\) on node 0 \(head\); asked the scheduler to avoid ip-10-0-1-22/,
+    );
+    expect((await states.get('r1'))!.state).toBe('RESTARTING');
+  });
+
+  it('restarts every node with its rank, the node count and node 0 as master when no hardware broke', async () => {
+    const runner = new Nodes(() => ok(GONE));
+    const { deps, slack } = world(runner);
+    const out = await remediate(deps, { runId: 'r1', state: 'TIMED_OUT' }, NOW);
+    expect(
+      runner.restarts.map((r) => [
+        r.instanceId,
+        r.parameters.NodeRank,
+        r.parameters.NNodes,
+        r.parameters.MasterAddr,
+      ]),
+    ).toEqual([0, 1, 2, 3].map((r) => [id(r), String(r), '4', 'ip-10-0-1-20']));
+    expect(out.decision!.reason).toMatch(/resumed from \/ckpt\/r1\/step_5200 \(step 5200\) on all 4 nodes$/);
+    // The node whose file went silent first is the culprit when nothing else stands out.
+    expect(details(slack)).toMatch(/^culprit: node 2 .*: no node heartbeat for 20m; 3 nodes healthy$/m);
+  });
+
+  it('says which nodes could not be examined (agent offline, no instance id)', async () => {
+    const runner = new Nodes((i) =>
+      i === id(1)
+        ? { status: 'Undeliverable', ok: false, output: '', finding: `the SSM agent on ${i} is offline` }
+        : ok(GONE),
+    );
+    const { deps, slack } = world(runner, {}, 4, 3);
+    await remediate(deps, { runId: 'r1', state: 'TIMED_OUT' }, NOW);
+    expect(runner.diagnosed).toEqual([[id(0), id(1), id(2)]]);
+    expect(details(slack)).toMatch(
+      /2 not examined \(1: the SSM agent on i-00000000000000001 is offline; 3: no instance_id in nodes\/3\.json\)/,
+    );
+  });
+
+  it('never claims a checkpoint it did not find: no checkpoint refuses with what would be lost', async () => {
+    const runner = new Nodes(
+      () => ok(GONE),
+      'restart.no_checkpoint=/ckpt/r1\nrestart.refused=no checkpoint under /ckpt/r1\nend=ok\n',
+    );
+    const { deps, states } = world(runner);
+    const out = await remediate(deps, { runId: 'r1', state: 'TIMED_OUT' }, NOW);
+    expect(runner.restarts[0]!.parameters.Resume).toBe('require');
+    expect(out.decision!.action).toBe('alert');
+    expect(out.decision!.reason).toMatch(
+      /node 0: no checkpoint under \/ckpt\/r1: not restarting from step 0 after 3d of training \(resume: require; set resume: allow_scratch to start over\)/,
+    );
+    expect((await states.get('r1'))!.state).toBe('TIMED_OUT');
+  });
+
+  it('passes resume: allow_scratch through and says it started from scratch', async () => {
+    const runner = new Nodes(() => ok(GONE), 'restart.from_scratch=/ckpt/r1\nrestart.resume_from=\nend=ok\n');
+    const { deps } = world(runner, { resume: 'allow_scratch' }, 2);
+    const out = await remediate(deps, { runId: 'r1', state: 'TIMED_OUT' }, NOW);
+    expect(runner.restarts.map((r) => r.parameters.Resume)).toEqual(['allow_scratch', 'allow_scratch']);
+    expect(out.decision!.reason).toMatch(
+      /started from scratch: no checkpoint under \/ckpt\/r1 \(resume: allow_scratch\) on all 2 nodes/,
+    );
+  });
+});
