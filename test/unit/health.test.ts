@@ -7,6 +7,7 @@ import {
   HEALTH_FINDING_KINDS,
   HEALTH_METRICS,
   healthOverrides,
+  healthStatus,
   judgeHealth,
   nodeObservation,
   parseHealthEnv,
@@ -327,6 +328,12 @@ describe('idle GPUs and data-bound nodes', () => {
     expect(last.findings.find((f) => f.kind === 'idle_gpus')?.text).toBe(
       'node 3 (i-0abc3): GPUs 0–7 idle (≤ 5 % utilisation) for 22m: 2.9 GPU-hours wasted',
     );
+    // status, later, from the stored state alone
+    const later = healthStatus(last.state, START + 117 * MIN, DEFAULT_HEALTH_SETTINGS);
+    expect(later.findings.find((f) => f.kind === 'idle_gpus')?.text).toMatch(
+      /for 52m: 6\.9 GPU-hours wasted$/,
+    );
+    expect(later.rate).toMatchObject({ label: 'tokens/s', current: RATE, baseline: RATE });
   });
 
   it('names only the idle GPUs of a node', () => {

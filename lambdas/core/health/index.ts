@@ -1,3 +1,4 @@
+export { PAGES } from './findings.js';
 export { formatRate, formatUtc, median } from './format.js';
 export { type HealthInput, type HealthJudgement, judgeHealth } from './judge.js';
 export {
@@ -13,6 +14,7 @@ export {
   parseHealthEnv,
   parsePercent,
 } from './settings.js';
+export { type HealthStatus, healthStatus } from './status.js';
 export {
   HEALTH_FINDING_KINDS,
   HEALTH_METRICS,
