@@ -34,7 +34,13 @@ export function trace(
   minutes: number,
   at: (m: number) => Minute,
   settings: Partial<HealthSettings> = {},
-  opts: { attempt?: (m: number) => { attempt: number; startedAt: number }; readEvery?: number } = {},
+  opts: {
+    attempt?: (m: number) => { attempt: number; startedAt: number };
+    /** Minutes between reads (default: the telemetry period). */
+    readEvery?: number;
+    /** Minutes between the files' writes: a read between two writes sees the same file again. */
+    writtenEvery?: number;
+  } = {},
 ): { events: Event[]; last: HealthJudgement; state?: HealthState } {
   const s = { ...DEFAULT_HEALTH_SETTINGS, ...settings };
   const every = opts.readEvery ?? s.telemetryEveryMs / MIN;
@@ -45,6 +51,8 @@ export function trace(
     const now = START + m * MIN;
     const x = at(m);
     const read = m % every === 0;
+    const w = opts.writtenEvery ?? 1;
+    const written = START + Math.floor(m / w) * w * MIN;
     const { attempt, startedAt } = opts.attempt?.(m) ?? { attempt: 1, startedAt: START };
     const j = judgeHealth({
       state,
@@ -53,7 +61,7 @@ export function trace(
       alive: x.alive ?? true,
       phase: x.phase ?? 'training',
       progress: read && x.step !== undefined ? { at: now, step: x.step } : undefined,
-      nodes: read ? x.nodes?.map((n) => ({ ...n, at: now })) : undefined,
+      nodes: read ? x.nodes?.map((n) => ({ ...n, at: written })) : undefined,
       expectedNodes: x.nodes?.length,
       now,
       settings: s,

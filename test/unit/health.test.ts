@@ -290,6 +290,17 @@ describe('straggler node', () => {
     expect(kinds(trace(200, at).events)).toEqual(want);
   });
 
+  it('counts a reading once, however often the sweep passes it', () => {
+    // The sweep hands over the same node files every minute (say, an unchanged ETag): one reading per period.
+    const { events } = trace(
+      108,
+      (m) => slow(100)(Math.floor(m / 5) * 5),
+      {},
+      { readEvery: 1, writtenEvery: 5 },
+    );
+    expect(kinds(events)).toEqual([]);
+  });
+
   it('keeps a confirmed straggler hovering just under the ratio (no flapping)', () => {
     const { events } = trace(200, (m) =>
       slow(100, Number.POSITIVE_INFINITY, m < 115 ? 2.1 : m % 10 < 5 ? 1.75 : 1.9)(m),

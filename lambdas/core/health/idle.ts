@@ -28,6 +28,7 @@ export function judgeIdle(
     const util = n.gpuUtil.reduce((t, g) => t + g.util, 0) / n.gpuUtil.length;
     const low = idleNow.length > 0 || util <= s.lowGpuUtil;
     const t = tracks[n.rank];
+    if (t && n.at <= t.seen) continue; // the same reading again: no new evidence
     const kept = t ? fromRanges(t.gpus).filter((i) => idleNow.includes(i)) : [];
     const confirmed = t !== undefined && now - t.since >= s.idleGpuAfterMs;
     const stepNow = n.step ?? (t && progress && progress.at >= t.since ? progress.step : undefined);

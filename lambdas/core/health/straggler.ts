@@ -35,6 +35,7 @@ export function judgeStragglers(
     const m = median(others);
     const ratio = n.stepTimeS! / m;
     const t = tracks[n.rank];
+    if (t && n.at <= t.seen) continue; // the same reading again (an unchanged ETag): no new evidence
     const figures = { s: n.stepTimeS!, m, k: others.length, label: labelOf(n), seen: n.at };
     if (ratio >= s.stragglerRatio) next[n.rank] = { ...figures, since: t?.since ?? n.at, n: (t?.n ?? 0) + 1 };
     else if (t && ratio >= clear) next[n.rank] = { ...t, ...figures };
