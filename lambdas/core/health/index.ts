@@ -1,3 +1,10 @@
+/**
+ * Health of runs that still beat (issue 10): throughput against the run's own baseline, straggler nodes,
+ * idle GPUs, data-bound nodes. Pure; the sweep calls `judgeHealth` once per run per sweep with the run
+ * item's `health` state and whatever bodies it read this sweep (`nodeObservation(parsed, LastModified)` for
+ * each node file, `{ at, step }` for progress.json), stores the returned state, alerts `raised` findings
+ * with `page`, sends a recovery for `cleared` ones, and keeps `findings` under their `key`. docs/HEALTH.md.
+ */
 export { PAGES } from './findings.js';
 export { formatRate, formatUtc, median } from './format.js';
 export { type HealthInput, type HealthJudgement, judgeHealth } from './judge.js';
