@@ -89,7 +89,7 @@ function latencyOf(
     const unit = kind === 'drop' ? UNITS[done % UNITS.length] : done % 2 ? 'tokens' : 'samples';
     const base = shape(5000 + i, 7, undefined, unit);
     const healthy = new SimRun(
-      kind === 'straggler' ? { ...base, nodes: Math.max(2, base.nodes) } : base,
+      kind === 'straggler' ? { ...base, nodes: Math.max(4, base.nodes) } : base,
       start,
     );
     // The bound is for steady training: the fault lands where no excluded phase is near (those pause

@@ -282,6 +282,11 @@ describe('straggler node', () => {
     ['1.25× the others', slow(100, Number.POSITIVE_INFINITY, 1.75), []],
     ['slow for two readings only', slow(100, 110), []],
     [
+      'the run has only two nodes (either could be the slow one)',
+      (m: number) => ({ nodes: nodes(2, RATE, (r) => ({ stepTimeS: r === 1 && m >= 100 ? 2.1 : 1.4 })) }),
+      [],
+    ],
+    [
       'slow only while checkpointing',
       (m: number) => ({ ...slow(100, 130)(m), phase: m >= 98 && m < 131 ? 'checkpointing' : 'training' }),
       [],

@@ -27,7 +27,8 @@ export function judgeStragglers(
   s: HealthSettings,
 ): Tracks {
   const timed = nodes.filter((n) => n.stepTimeS !== undefined && n.stepTimeS > 0);
-  if (timed.length < 2) return tracks;
+  // With two nodes "the median of the others" is one jittery reading: which one is slow is a coin toss.
+  if (timed.length < 3) return tracks;
   const next: Record<string, StragglerTrack> = { ...tracks };
   const clear = 1 + (s.stragglerRatio - 1) / 2;
   for (const n of timed) {
