@@ -56,7 +56,6 @@ export function confirmedStragglers(tracks: Tracks | undefined): [number, Stragg
 /** "node 5 (i-…, host) is a straggler: 2.1 s per step vs 1.4 s median of the other 15 nodes for 10m". */
 export function stragglerText(confirmed: readonly [number, StragglerTrack][], now: number): string {
   const [, t] = confirmed[0]!;
-  const others = `${t.k === 1 ? 'the other node' : `median of the other ${t.k} nodes`}`;
   const more =
     confirmed.length > 1
       ? `; ${confirmed.length - 1} more straggler${confirmed.length > 2 ? 's' : ''}: node${confirmed.length > 2 ? 's' : ''} ${confirmed
@@ -64,5 +63,5 @@ export function stragglerText(confirmed: readonly [number, StragglerTrack][], no
           .map(([r]) => r)
           .join(', ')}${confirmed.length > 6 ? ', …' : ''}`
       : '';
-  return `${t.label} is a straggler: ${formatSeconds(t.s)} s per step vs ${formatSeconds(t.m)} s ${others} for ${formatDuration(now - t.since)}${more}`;
+  return `${t.label} is a straggler: ${formatSeconds(t.s)} s per step vs ${formatSeconds(t.m)} s median of the other ${t.k} nodes for ${formatDuration(now - t.since)}${more}`;
 }
