@@ -448,3 +448,20 @@ describe('health state', () => {
     expect(judgeHealth(input)).toEqual(judgeHealth(input));
   });
 });
+
+describe('health state between readings', () => {
+  it('is unchanged by a sweep that read nothing new, so a warm sweep writes nothing', () => {
+    const { state } = trace(60, () => ({ nodes: nodes(4, RATE) }));
+    const again = judgeHealth({
+      state,
+      attempt: 1,
+      attemptStartedAt: START,
+      alive: true,
+      phase: 'training',
+      now: START + 61 * MIN,
+      settings: DEFAULT_HEALTH_SETTINGS,
+    });
+    expect(again.state).toEqual(state);
+    expect(again.raised).toEqual([]);
+  });
+});
