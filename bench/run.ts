@@ -7,6 +7,7 @@ import { awsClients } from '../lambdas/adapters/clients.js';
 import { createApp } from '../lambdas/app.js';
 import { startEmulator } from '../local/emulator.js';
 import { setupLocal } from '../local/setup.js';
+import { healthSim, healthSimLine } from './healthSim.js';
 import { benchMultiNode } from './multiNode.js';
 import { naiveSweep } from './naive.js';
 import { PRICES, perRunMonth, SWEEPS_PER_MONTH, sweepCost } from './prices.js';
@@ -219,6 +220,7 @@ try {
   console.log(
     `sentinel path (_error PUT -> EventBridge -> SQS -> handler -> Slack+SNS+EventBridge sent), ${latency.samples} runs: median ${latency.median} ms, p95 ${latency.p95} ms, max ${latency.max} ms (target: median < 1000 ms)\n`,
   );
+  console.log(`${healthSimLine(healthSim())}\n`);
 } finally {
   await emulator.stop();
 }

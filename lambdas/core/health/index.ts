@@ -1,0 +1,35 @@
+/**
+ * Health of runs that still beat (issue 10): throughput against the run's own baseline, straggler nodes,
+ * idle GPUs, data-bound nodes. Pure; the sweep calls `judgeHealth` once per run per sweep with the run
+ * item's `health` state and whatever bodies it read this sweep (`nodeObservation(parsed, LastModified)` for
+ * each node file, `{ at, step }` for progress.json), stores the returned state, alerts `raised` findings
+ * with `page`, sends a recovery for `cleared` ones, and keeps `findings` under their `key`. docs/HEALTH.md.
+ */
+export { PAGES } from './findings.js';
+export { formatRate, formatUtc, median } from './format.js';
+export { type HealthInput, type HealthJudgement, judgeHealth } from './judge.js';
+export {
+  effectiveHealthSettings,
+  HEALTH_METADATA_FIELDS,
+  type HealthOverrides,
+  healthOverrides,
+} from './overrides.js';
+export {
+  DEFAULT_HEALTH_SETTINGS,
+  HEALTH_ENV,
+  type HealthSettings,
+  parseHealthEnv,
+  parsePercent,
+} from './settings.js';
+export { type HealthStatus, healthStatus } from './status.js';
+export {
+  HEALTH_FINDING_KINDS,
+  HEALTH_METRICS,
+  type HealthFinding,
+  type HealthFindingKind,
+  type HealthState,
+  type NodeObservation,
+  nodeObservation,
+  type ProgressObservation,
+  type RateUnit,
+} from './types.js';
