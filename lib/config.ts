@@ -59,6 +59,7 @@ export const TrainwatchConfigSchema = z.strictObject({
       'must be whole minutes from 1 to 60: "1m", "5m" or "rate(5 minutes)"',
     ),
   thresholds: z.strictObject(fileFields('thresholds')).prefault({}),
+  health: z.strictObject(fileFields('health')).prefault({}),
   alerts: z
     .strictObject({
       emails: z.array(z.string().regex(EMAIL, 'is not an email address')).default([]),

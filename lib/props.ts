@@ -15,6 +15,12 @@ type Settings = typeof SETTINGS;
  */
 export interface ThresholdProps extends PropsOf<Settings['thresholds']> {}
 
+/**
+ * Healthy-run rules (throughput drop, straggler nodes, idle GPUs): docs/HEALTH.md. Each prop, its TSDoc
+ * and its default come from `SETTINGS.health`.
+ */
+export interface HealthProps extends PropsOf<Settings['health']> {}
+
 export type { ManagedTag, RestartCommand };
 
 /** Diagnosis and restart of training instances with SSM Run Command (settings: `SETTINGS.remediation`). */
@@ -37,7 +43,7 @@ export interface ReservedConcurrencyProps {
 }
 
 /** The runtime settings at the top level of the props (`prefix`, `profile`, `concurrency`, …). */
-export interface TopLevelSettingProps extends PropsOf<Omit<Settings, 'thresholds' | 'remediation'>> {}
+export interface TopLevelSettingProps extends PropsOf<Omit<Settings, 'thresholds' | 'health' | 'remediation'>> {}
 
 /** Properties of {@link TrainingRunMonitor}; every one is optional. */
 export interface TrainingRunMonitorProps extends TopLevelSettingProps {
@@ -59,6 +65,8 @@ export interface TrainingRunMonitorProps extends TopLevelSettingProps {
   readonly schedule?: Duration;
   /** @default - see {@link ThresholdProps} */
   readonly thresholds?: ThresholdProps;
+  /** @default - see {@link HealthProps} */
+  readonly health?: HealthProps;
   /**
    * The customer-managed KMS key of that parameter, if it is not the default `aws/ssm` key.
    * @default - the `aws/ssm` key, whose key policy already lets account principals decrypt via SSM

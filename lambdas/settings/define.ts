@@ -144,3 +144,24 @@ export function keyPrefix<const O extends Base & { default: string; allowEmpty?:
     },
   };
 }
+
+/**
+ * Text the runtime converts itself (a percentage, a ratio, a list, a switch): `convert` returns undefined
+ * for text it cannot read, and the setting fails naming the variable and what it wants.
+ */
+export function word<const O extends Base & { default: string; want: string }, T>(
+  o: O,
+  convert: (raw: string) => T | undefined,
+) {
+  return {
+    ...o,
+    kind: 'word' as const,
+    envDefault: o.default,
+    parse: (env: Env): T => {
+      const raw = read(env, o.env) ?? o.default;
+      const v = convert(raw);
+      if (v === undefined) fail(o.env, `${o.env}=${JSON.stringify(raw)} is not ${o.want}`);
+      return v;
+    },
+  };
+}

@@ -1,4 +1,5 @@
-import { days, duration, int, keyPrefix, optionalDuration, phases } from './define.js';
+import { parsePercent } from '../core/health/settings.js';
+import { days, duration, int, keyPrefix, optionalDuration, phases, word } from './define.js';
 import { profile, restartCommands, restartPolicy, tag } from './remediation.js';
 import { required, text } from './text.js';
 
@@ -87,6 +88,98 @@ export const SETTINGS = {
       unset: '— (never)',
       doc: 're-alert while a run stays unhealthy',
     }),
+  },
+  /** @default - see {@link HealthProps} */
+  health: {
+    /**
+     * A run's rate this far below its own baseline for two telemetry periods: WARNING (throughput drop).
+     * @default '30%'
+     */
+    throughputDrop: word(
+      {
+        env: 'TRAINWATCH_THROUGHPUT_DROP',
+        default: '30%',
+        want: 'a percentage between 0 and 100 (e.g. 30%)',
+        doc: "rate this far below the run's own baseline for two telemetry periods → `WARNING`",
+      },
+      parsePercent,
+    ),
+    /**
+     * How often node (and progress) bodies are read for telemetry when they changed; a rule needs two periods.
+     * @default Duration.minutes(5)
+     */
+    telemetryEvery: duration({
+      env: 'TRAINWATCH_TELEMETRY_EVERY',
+      runtime: 'health.telemetryEveryMs',
+      default: '5m',
+      doc: 'telemetry period: node bodies read at most this often',
+    }),
+    /**
+     * GPUs at ≤ 5 % utilisation this long while the run is RUNNING: WARNING (idle GPUs).
+     * @default Duration.minutes(15)
+     */
+    idleGpuAfter: duration({
+      env: 'TRAINWATCH_IDLE_GPU_AFTER',
+      runtime: 'health.idleGpuAfterMs',
+      default: '15m',
+      doc: 'GPUs idle this long on a RUNNING run → `WARNING`',
+    }),
+    /**
+     * The first minutes of every attempt (compiling, loading data) are never judged.
+     * @default Duration.minutes(10)
+     */
+    warmup: duration({
+      env: 'TRAINWATCH_HEALTH_WARMUP',
+      runtime: 'health.warmupMs',
+      default: '10m',
+      doc: 'warm-up of each attempt, never judged',
+    }),
+    /**
+     * A node whose step time is at least this many times the median of the others: a straggler.
+     * @default '1.3'
+     */
+    stragglerRatio: word(
+      {
+        env: 'TRAINWATCH_STRAGGLER_RATIO',
+        default: '1.3',
+        want: 'a ratio above 1 and at most 10 (e.g. 1.3)',
+        doc: "step time this many times the others' median → straggler",
+      },
+      (raw) => (/^\d+(\.\d+)?$/.test(raw) && Number(raw) > 1 && Number(raw) <= 10 ? Number(raw) : undefined),
+    ),
+    /**
+     * Phases never judged nor used for the baseline (metadata.json `phase`), comma-separated.
+     * @default 'setup,checkpointing,validation,evaluation,eval'
+     */
+    excludedPhases: word(
+      {
+        env: 'TRAINWATCH_HEALTH_EXCLUDED_PHASES',
+        default: 'setup,checkpointing,validation,evaluation,eval',
+        want: 'phase names separated by commas',
+        doc: 'phases the health rules ignore',
+      },
+      (raw) => {
+        const phases = raw
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean);
+        return phases.every((p) => /^[A-Za-z0-9_-]+$/.test(p)) ? phases : undefined;
+      },
+    ),
+    /**
+     * `false` turns the healthy-run rules (throughput, stragglers, idle GPUs) off.
+     * @default 'true'
+     */
+    checks: word(
+      {
+        env: 'TRAINWATCH_HEALTH_CHECKS',
+        runtime: 'health.enabled',
+        default: 'true',
+        want: 'true or false',
+        doc: '`false`: no throughput, straggler or idle-GPU judgement',
+      },
+      (raw) => (/^(true|on)$/i.test(raw) ? true : /^(false|off)$/i.test(raw) ? false : undefined),
+    ),
   },
   /**
    * How long transition history stays in DynamoDB (TTL).

@@ -46,6 +46,8 @@ export interface KindTypes {
     resolved: Readonly<Record<string, RestartCommand>>;
   };
   tag: { file: string; prop: ManagedTag; resolved: ManagedTag };
+  /** Text the runtime converts (a percentage, a ratio, a list, a switch); validated by the runtime's parser. */
+  word: { file: string | number | boolean; prop: string; resolved: string };
 }
 export type Kind = keyof KindTypes;
 
@@ -133,6 +135,21 @@ export const CODECS: { readonly [K in Kind]: Codec<K> } = {
     resolve: (v, fail) => {
       if (v && !/^[A-Za-z0-9_.\-/]+$/.test(v)) fail(`${JSON.stringify(v)} is not an SSM parameter name`);
       return v || undefined;
+    },
+    toEnv: (v) => v,
+  },
+  word: {
+    zod: () => z.union([z.string(), z.number(), z.boolean()]),
+    fromFile: String,
+    // The runtime's own parser decides: what `cdk synth` accepts, the function accepts.
+    resolve: (v, fail, s) => {
+      const setting = s as unknown as { env: string; parse: (env: Record<string, string>) => unknown };
+      try {
+        setting.parse({ [setting.env]: v });
+      } catch (e) {
+        fail((e as Error).message);
+      }
+      return v;
     },
     toEnv: (v) => v,
   },

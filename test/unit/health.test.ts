@@ -10,10 +10,10 @@ import {
   healthStatus,
   judgeHealth,
   nodeObservation,
-  parseHealthEnv,
   parsePercent,
 } from '../../lambdas/core/health/index.js';
 import { parseNodeFile } from '../../lambdas/core/protocol/node.js';
+import { loadSettings } from '../../lambdas/settings/index.js';
 import { jitter, MIN, type Minute, nodes, START, trace } from '../support/healthTrace.js';
 
 const RATE = 48_200;
@@ -29,6 +29,12 @@ describe('health settings', () => {
     ['100%', undefined],
     ['thirty', undefined],
   ])('parsePercent(%j) is %j', (text, want) => expect(parsePercent(text)).toBe(want));
+
+  /** The health settings as the runtime reads them (registry: lambdas/settings/registry.ts). */
+  const parseHealthEnv = (env: Record<string, string>) => ({
+    ...DEFAULT_HEALTH_SETTINGS,
+    ...loadSettings({ TRAINWATCH_BUCKET: 'b', TRAINWATCH_TABLE: 't', ...env }).health,
+  });
 
   it('reads the environment, defaults where unset, and names a bad setting', () => {
     expect(parseHealthEnv({})).toEqual(DEFAULT_HEALTH_SETTINGS);

@@ -14,13 +14,7 @@ export {
   type HealthOverrides,
   healthOverrides,
 } from './overrides.js';
-export {
-  DEFAULT_HEALTH_SETTINGS,
-  HEALTH_ENV,
-  type HealthSettings,
-  parseHealthEnv,
-  parsePercent,
-} from './settings.js';
+export { DEFAULT_HEALTH_SETTINGS, type HealthSettings, parsePercent } from './settings.js';
 export { type HealthStatus, healthStatus } from './status.js';
 export {
   HEALTH_FINDING_KINDS,
