@@ -6,7 +6,7 @@ import { assess, attemptBoundary } from './evaluate.js';
 import type { RunFiles } from './listing.js';
 import { maintain } from './maintain.js';
 import { mapLimit } from './mapLimit.js';
-import { type NodeReads, observeNodes } from './nodes/observe.js';
+import { type NodeReads, observeNodes, parseNodeReads } from './nodes/observe.js';
 import { planNodeReads } from './nodes/plan.js';
 import { type Classifier, newRecord, observe, type Reads } from './observe.js';
 import { planReads } from './plan.js';
@@ -81,7 +81,7 @@ export async function checkRun(
     ]);
     const observed = observe(base, run, reads, now, deps.classify);
     const known: RunRecord = {
-      ...observeNodes(observed, run, nodeReads, attemptBoundary(observed), now),
+      ...observeNodes(observed, run, parseNodeReads(run, nodeReads), attemptBoundary(observed), now),
       backoff: undefined,
     };
     const verdict = assess(run, known, now, deps.thresholds);

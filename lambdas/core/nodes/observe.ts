@@ -1,12 +1,31 @@
 import { withFinding } from '../findings.js';
 import type { RunFiles } from '../listing.js';
 import { MAX_JSON_BYTES, nodeFile } from '../protocol/files.js';
-import { parseNodeFile } from '../protocol/node.js';
+import { type ParsedNode, parseNodeFile } from '../protocol/node.js';
 import type { RunRecord } from '../record.js';
 import type { NodeObject, NodeSummaries, NodeSummary } from './types.js';
 
 /** Node bodies read this time, by rank; `undefined` means the object vanished between LIST and GET. */
 export type NodeReads = ReadonlyMap<number, Uint8Array | undefined>;
+
+/** Node bodies read this time, parsed once (observe and health both use them); undefined: vanished. */
+export type ParsedNodes = ReadonlyMap<number, ParsedNode | undefined>;
+
+/** Parses what was read; an oversized file (judged by its LIST size, never read) is a finding. */
+export function parseNodeReads(run: RunFiles, reads: NodeReads): ParsedNodes {
+  const size = new Map((run.nodes ?? []).map((n) => [n.rank, n.size]));
+  return new Map(
+    [...reads].map(([rank, body]): [number, ParsedNode | undefined] => {
+      const bytes = size.get(rank) ?? 0;
+      if (bytes > MAX_JSON_BYTES)
+        return [
+          rank,
+          { ok: false, problem: `${nodeFile(rank)} is ${bytes} bytes (at most ${MAX_JSON_BYTES})` },
+        ];
+      return [rank, body ? parseNodeFile(body, rank) : undefined];
+    }),
+  );
+}
 
 const FINDING_PREFIX = 'node:';
 
@@ -21,21 +40,9 @@ function mean(values: readonly number[]): number | undefined {
 }
 
 /** One node's summary from its body, or its finding when the body is unusable. */
-function summarise(
-  n: NodeObject,
-  body: Uint8Array | undefined,
-  now: number,
-  before?: NodeSummary,
-): NodeSummary {
+function summarise(n: NodeObject, p: ParsedNode | undefined, now: number, before?: NodeSummary): NodeSummary {
   const base = { lastSeen: n.lastModified, etag: n.etag, readAt: now };
-  if (n.size > MAX_JSON_BYTES)
-    return {
-      ...before,
-      ...base,
-      finding: `${nodeFile(n.rank)} is ${n.size} bytes (at most ${MAX_JSON_BYTES})`,
-    };
-  if (!body) return { ...before, ...base };
-  const p = parseNodeFile(body, n.rank);
+  if (!p) return { ...before, ...base };
   if (!p.ok) return { ...before, ...base, finding: `invalid node file: ${p.problem}` };
   const v = p.value;
   const utils = (v.gpus ?? []).map((g) => g.util).filter((u): u is number => typeof u === 'number');
@@ -59,7 +66,7 @@ function summarise(
 export function observeNodes(
   r: RunRecord,
   run: RunFiles,
-  reads: NodeReads,
+  reads: ParsedNodes,
   boundary: number | undefined,
   now: number,
 ): RunRecord {
@@ -73,11 +80,8 @@ export function observeNodes(
     const stale = before && boundary !== undefined && before.lastSeen <= boundary ? undefined : before;
     const s = reads.has(n.rank) ? summarise(n, reads.get(n.rank), now, stale) : stale;
     if (s) summaries[n.rank] = s;
-    const body = reads.get(n.rank);
-    if (body && n.size <= MAX_JSON_BYTES) {
-      const p = parseNodeFile(body, n.rank);
-      if (p.ok && p.value.nodes !== undefined) expected = p.value.nodes;
-    }
+    const p = reads.get(n.rank);
+    if (p?.ok && p.value.nodes !== undefined) expected = p.value.nodes;
   }
   // Findings about nodes follow the summaries: one per node with a problem, none left for nodes gone.
   for (const key of Object.keys(findings ?? {}))
