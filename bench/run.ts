@@ -3,8 +3,8 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { parseArgs, promisify } from 'node:util';
-import { awsClients } from '../lambdas/adapters/clients.js';
 import { createApp } from '../lambdas/app.js';
+import { awsClients } from '../local/awsClients.js';
 import { startEmulator } from '../local/emulator.js';
 import { setupLocal } from '../local/setup.js';
 import { naiveSweep } from './naive.js';
@@ -55,7 +55,7 @@ try {
       TRAINWATCH_STARTUP_GRACE: '2h',
       TRAINWATCH_STALL_AFTER: `${STALL_MIN}m`,
     };
-    const app = createApp(env);
+    const app = createApp(env, awsClients({ region: env.AWS_REGION, endpoint: emulator.endpoint }));
     await setupLocal(app.config, app.clients);
     const t0 = performance.now();
     const objects = await seed(app.clients.s3, name, app.config.prefix, n);

@@ -2,6 +2,7 @@ import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/
 import { GetCommandInvocationCommand, SendCommandCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import type { CommandResult, CommandRunner } from '../core/ports.js';
 import { validParam } from '../core/ssmParams.js';
+import { type ClientSource, clientOf } from './lazy.js';
 
 /** SSM returns at most this much standard output inline; the rest is only in the S3 output. */
 export const INLINE_OUTPUT_LIMIT = 24_000;
@@ -38,7 +39,7 @@ export class SsmCommandRunner implements CommandRunner {
   private readonly clock: () => number;
 
   constructor(
-    private readonly ssm: SSMClient,
+    private readonly ssm: ClientSource<SSMClient>,
     private readonly s3: S3Client,
     private readonly output: OutputLocation,
     opts: SsmCommandRunnerOptions = {},
@@ -60,7 +61,7 @@ export class SsmCommandRunner implements CommandRunner {
     const deadline = this.clock() + req.timeoutSeconds * 1000;
     let commandId: string | undefined;
     try {
-      const sent = await this.ssm.send(
+      const sent = await (await clientOf(this.ssm)).send(
         new SendCommandCommand({
           InstanceIds: [instanceId],
           DocumentName: req.document,
@@ -91,7 +92,7 @@ export class SsmCommandRunner implements CommandRunner {
         StandardErrorContent?: string;
       };
       try {
-        inv = await this.ssm.send(
+        inv = await (await clientOf(this.ssm)).send(
           new GetCommandInvocationCommand({ CommandId: commandId, InstanceId: instanceId }),
         );
       } catch (e) {

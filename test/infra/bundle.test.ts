@@ -7,8 +7,8 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Bundle, buildBundles } from '../../bench/bundles.js';
-import { awsClients } from '../../lambdas/adapters/clients.js';
 import { loadConfig } from '../../lambdas/config.js';
+import { awsClients } from '../../local/awsClients.js';
 import { setupLocal } from '../../local/setup.js';
 import { type SlackServer, startSlackServer } from '../support/slackServer.js';
 
