@@ -7,15 +7,22 @@ import { createApp } from '../lambdas/app.js';
 import { awsClients } from '../local/awsClients.js';
 import { startEmulator } from '../local/emulator.js';
 import { setupLocal } from '../local/setup.js';
+import { SENTINEL_MEDIAN_BEFORE_MS, TARGETS } from './before.js';
 import { naiveSweep } from './naive.js';
 import { PRICES, perRunMonth, SWEEPS_PER_MONTH, sweepCost } from './prices.js';
 import { advanceHealthy, MIX, seed } from './seed.js';
 import { sentinelLatency } from './sentinelLatency.js';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '1000,10000' }, 'skip-bundles': { type: 'boolean' } },
+  options: {
+    runs: { type: 'string', default: '1000,10000' },
+    // e.g. `--only sentinel,bundles`: the cold-start figures without the sweeps' minutes of seeding.
+    only: { type: 'string', default: 'sweep,sentinel,bundles' },
+    'skip-bundles': { type: 'boolean' },
+  },
 });
-const sizes = values.runs!.split(',').map(Number);
+const parts = new Set(values.only!.split(','));
+const sizes = parts.has('sweep') ? values.runs!.split(',').map(Number) : [];
 const MEMORY_GB = 0.5;
 const STALL_MIN = 30;
 const K = STALL_MIN / 2;
@@ -201,19 +208,22 @@ try {
       `DynamoDB capacity from measured item sizes: record ~${fmt(refresh.bytes / Math.max(1, refresh.items) / 1024, 2)} KB per item -> ${recordWru} WRU per write; Scan ${fmt(refresh.bytes / 1024, 0)} KB -> ${fmt(refresh.bytes / 4096 / 2, 0)} RRU per sweep\n`,
     );
   }
-  console.log(
-    `prices (us-east-1 list): S3 LIST $${PRICES.s3ListPer1k}/1k, GET/HEAD $${PRICES.s3GetPer1k}/1k; DynamoDB on-demand $${PRICES.ddbWritePerMillionWru}/M WRU, $${PRICES.ddbReadPerMillionRru}/M RRU; Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests. Wall times are the emulator's (its Scan and LIST are far slower than AWS's), so the Lambda share of the cost is an upper bound.\n`,
-  );
+  if (sizes.length)
+    console.log(
+      `prices (us-east-1 list): S3 LIST $${PRICES.s3ListPer1k}/1k, GET/HEAD $${PRICES.s3GetPer1k}/1k; DynamoDB on-demand $${PRICES.ddbWritePerMillionWru}/M WRU, $${PRICES.ddbReadPerMillionRru}/M RRU; Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests. Wall times are the emulator's (its Scan and LIST are far slower than AWS's), so the Lambda share of the cost is an upper bound.\n`,
+    );
 
-  const latency = await sentinelLatency(emulator.endpoint, 25);
-  console.log(
-    `sentinel path (_error PUT -> EventBridge -> SQS -> handler -> Slack+SNS+EventBridge sent), ${latency.samples} runs: median ${latency.median} ms, p95 ${latency.p95} ms, max ${latency.max} ms (target: median < 1000 ms)\n`,
-  );
+  if (parts.has('sentinel')) {
+    const latency = await sentinelLatency(emulator.endpoint, 25);
+    console.log(
+      `sentinel path (_error PUT -> EventBridge -> SQS -> handler -> Slack+SNS+EventBridge sent), ${latency.samples} runs: median ${latency.median} ms, p95 ${latency.p95} ms, max ${latency.max} ms (target: median <= ${TARGETS.sentinelMedianMs} ms: ${latency.median <= TARGETS.sentinelMedianMs ? 'PASS' : 'MISS'}; before: ${SENTINEL_MEDIAN_BEFORE_MS} ms)\n`,
+    );
+  }
 } finally {
   await emulator.stop();
 }
 
-if (!values['skip-bundles'] && existsSync(new URL('./bundles.ts', import.meta.url))) {
+if (parts.has('bundles') && !values['skip-bundles'] && existsSync(new URL('./bundles.ts', import.meta.url))) {
   const { benchBundles } = (await import('./bundles.js' as string)) as { benchBundles: () => Promise<void> };
   await benchBundles();
 }
