@@ -1,29 +1,27 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { PartialItemFailureResponse as Failures } from '@aws-lambda-powertools/batch/types';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent } from 'aws-lambda';
 import { createApp } from '../app.js';
-import type { RemediationDeps, RemediationOutcome, RemediationRequest } from '../core/remediation/index.js';
-import { remediate } from '../core/remediation/index.js';
+import * as remediation from '../core/remediation/index.js';
 import { jsonOf, type Parsed, parseWith, SqsBatch } from '../events/parse.js';
 import { Transition } from '../events/transition.js';
 import { remediationDeps } from '../remediationDeps.js';
 
 const logger = new Logger({ serviceName: 'trainwatch' });
-let deps: RemediationDeps | undefined;
-
-type Failures = { batchItemFailures: { itemIdentifier: string }[] };
+let deps: remediation.RemediationDeps | undefined;
 
 /** Remediates every transition in an EventBridge event or an SQS batch of them (locally); failed records are redelivered. */
 export async function handleRemediation(
-  d: RemediationDeps,
+  d: remediation.RemediationDeps,
   event: unknown,
   now: () => number,
-): Promise<{ outcomes: RemediationOutcome[] } & Failures> {
-  const outcomes: RemediationOutcome[] = [];
-  const one = async (req: Parsed<RemediationRequest>) => {
+): Promise<{ outcomes: remediation.RemediationOutcome[] } & Failures> {
+  const outcomes: remediation.RemediationOutcome[] = [];
+  const one = async (req: Parsed<remediation.RemediationRequest>) => {
     if (!req.ok) return logger.info('ignored event', { reason: req.problem });
     try {
-      outcomes.push(await remediate(d, req.data, now()));
+      outcomes.push(await remediation.remediate(d, req.data, now()));
     } catch (e) {
       // A store or channel failure (not the run's fault): let the platform retry this one.
       logger.error('remediation failed', { runId: req.data.runId, error: (e as Error).message ?? String(e) });
