@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createApp } from '../lambdas/app.js';
 import { mapLimit } from '../lambdas/core/mapLimit.js';
+import { awsClients } from '../local/awsClients.js';
 import { setupLocal } from '../local/setup.js';
 import { PRICES, SWEEPS_PER_MONTH } from './prices.js';
 
@@ -74,7 +75,7 @@ export async function benchMultiNode(endpoint: string, runs: number, nodes: numb
     TRAINWATCH_STARTUP_GRACE: '2h',
     TRAINWATCH_STALL_AFTER: `${STALL_MIN}m`,
   };
-  const app = createApp(env);
+  const app = createApp(env, awsClients({ region: 'us-east-1', endpoint }));
   await setupLocal(app.config, app.clients);
   const t0 = performance.now();
   const seeded = files(runs, nodes, 100);

@@ -1,6 +1,7 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { createApp } from '../lambdas/app.js';
 import { evaluateSentinels } from '../lambdas/handlers/sentinel.js';
+import { awsClients } from '../local/awsClients.js';
 import { setupLocal, setupLocalQueues } from '../local/setup.js';
 import { startSlackReceiver } from '../local/slackReceiver.js';
 
@@ -11,7 +12,7 @@ export async function sentinelLatency(
 ): Promise<{ samples: number; median: number; p95: number; max: number }> {
   const slack = await startSlackReceiver(() => {});
   const name = `bench-sentinel-${Date.now() % 100000}`;
-  const app = createApp({
+  const env = {
     ...process.env,
     AWS_ENDPOINT_URL: endpoint,
     AWS_REGION: 'us-east-1',
@@ -20,15 +21,18 @@ export async function sentinelLatency(
     TRAINWATCH_TOPIC_ARN: `arn:aws:sns:us-east-1:123456789012:${name}`,
     TRAINWATCH_EVENT_BUS: name,
     TRAINWATCH_SLACK_WEBHOOK_URL: slack.url,
-  });
+  };
+  // The handler runs with the clients a Lambda makes (alert channels on first use); the driver has its own.
+  const app = createApp(env);
+  const driver = awsClients({ region: 'us-east-1', endpoint });
   try {
-    await setupLocal(app.config, app.clients);
-    const queues = await setupLocalQueues(app.config, app.clients, name);
+    await setupLocal(app.config, driver);
+    const queues = await setupLocalQueues(app.config, driver, name);
     const { PutObjectCommand } = await import('@aws-sdk/client-s3');
     const times: number[] = [];
     for (let i = 0; i < samples; i++) {
       const key = `${app.config.prefix}/run-${i}`;
-      await app.clients.s3.send(
+      await driver.s3.send(
         new PutObjectCommand({
           Bucket: name,
           Key: `${key}/metadata.json`,
@@ -36,7 +40,7 @@ export async function sentinelLatency(
         }),
       );
       const t0 = performance.now();
-      await app.clients.s3.send(
+      await driver.s3.send(
         new PutObjectCommand({
           Bucket: name,
           Key: `${key}/_error`,
@@ -45,7 +49,7 @@ export async function sentinelLatency(
       );
       let done = false;
       while (!done) {
-        const { Messages = [] } = await app.clients.sqs.send(
+        const { Messages = [] } = await driver.sqs.send(
           new ReceiveMessageCommand({
             QueueUrl: queues.sentinel,
             MaxNumberOfMessages: 10,
@@ -58,7 +62,7 @@ export async function sentinelLatency(
           { Records: Messages.map((m) => ({ body: m.Body! })) },
           Date.now(),
         );
-        await app.clients.sqs.send(
+        await driver.sqs.send(
           new DeleteMessageBatchCommand({
             QueueUrl: queues.sentinel,
             Entries: Messages.map((m, j) => ({ Id: `${j}`, ReceiptHandle: m.ReceiptHandle! })),

@@ -1,4 +1,4 @@
-import { type AwsClients, awsClients } from './adapters/clients.js';
+import { type Clients, lambdaClients } from './adapters/clients.js';
 import { DynamoStateStore } from './adapters/dynamoStateStore.js';
 import { buildNotifiers } from './adapters/notifiers.js';
 import { S3RunStore } from './adapters/s3RunStore.js';
@@ -8,9 +8,9 @@ import { classify, type Profile } from './core/classify/index.js';
 import type { Classifier } from './core/observe.js';
 
 /** Everything a handler or CLI command needs, wired once per cold start. */
-export interface App {
+export interface App<C extends Clients = Clients> {
   readonly config: Config;
-  readonly clients: AwsClients;
+  readonly clients: C;
   readonly runs: S3RunStore;
   readonly states: DynamoStateStore;
   readonly deps: CheckDeps & { readonly concurrency: number };
@@ -27,10 +27,15 @@ function classifier(fallback: Profile | string): Classifier {
   };
 }
 
-/** Builds the app from the environment (or a parsed config) and optional pre-made clients. */
-export function createApp(env: Readonly<Record<string, string | undefined>>, clients?: AwsClients): App {
+/** Builds the app from the environment, with a Lambda's lean clients unless others are given (local mode, tests). */
+export function createApp(env: Readonly<Record<string, string | undefined>>): App;
+export function createApp<C extends Clients>(
+  env: Readonly<Record<string, string | undefined>>,
+  clients: C,
+): App<C>;
+export function createApp(env: Readonly<Record<string, string | undefined>>, clients?: Clients): App {
   const config = loadConfig(env);
-  const c = clients ?? awsClients({ region: config.region, endpoint: config.endpoint });
+  const c = clients ?? lambdaClients({ region: config.region, endpoint: config.endpoint });
   const runs = new S3RunStore(config.bucket, config.prefix, c.s3);
   const states = new DynamoStateStore(config.table, c.ddb, config.historyTtlDays);
   const notifiers = buildNotifiers(config, { sns: c.sns, ssm: c.ssm, events: c.events });

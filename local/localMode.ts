@@ -2,6 +2,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/clien
 import { type App, createApp } from '../lambdas/app.js';
 import { evaluateSentinels } from '../lambdas/handlers/sentinel.js';
 import { runSweep } from '../lambdas/handlers/sweep.js';
+import { awsClients } from './awsClients.js';
 import { startEmulator } from './emulator.js';
 import { HeartbeatWriter } from './heartbeatWriter.js';
 import { type Clock, SCENARIOS, type Scenario } from './scenarios.js';
@@ -108,7 +109,7 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
     const env = localEnv(emulator.endpoint, slack.url);
     // The SDK's default credential chain, and any helper that makes its own client, read these.
     Object.assign(process.env, env);
-    const app = createApp(env);
+    const app = createApp(env, awsClients({ region: env.AWS_REGION!, endpoint: env.AWS_ENDPOINT_URL }));
     out(`trainwatch local mode: moto server at ${emulator.endpoint}, Slack webhook at ${slack.url}`);
     for (const line of await setupLocal(app.config, app.clients)) out(`  created ${line}`);
     const queues = await setupLocalQueues(app.config, app.clients, 'trainwatch-local');

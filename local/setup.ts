@@ -7,10 +7,10 @@ import { CreateEventBusCommand, PutRuleCommand, PutTargetsCommand } from '@aws-s
 import { CreateBucketCommand, PutBucketNotificationConfigurationCommand } from '@aws-sdk/client-s3';
 import { CreateTopicCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import type { AwsClients } from '../lambdas/adapters/clients.js';
 import type { Config } from '../lambdas/config.js';
 import { ConfigError } from '../lambdas/core/errors.js';
 import { EventRules, toEventBridgeJson } from '../lambdas/core/eventRules.js';
+import type { AwsClients } from './awsClients.js';
 
 /** Queues the local mode reads in place of Lambda triggers (the emulator cannot invoke Lambdas). */
 export interface LocalQueues {

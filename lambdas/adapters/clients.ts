@@ -1,10 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { SSMClient } from '@aws-sdk/client-ssm';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import type { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type ClientSource, once } from './lazy.js';
 
 /** Counts AWS requests by `Service.Command`, for the sweep summary and the benchmark. */
 export class RequestCounter {
@@ -32,20 +32,30 @@ export class RequestCounter {
   }
 }
 
-/** The SDK clients trainwatch uses, configured once per cold start. */
-export interface AwsClients {
+/** Where the clients connect: the region and, locally, the emulator's endpoint. */
+export interface SdkOptions {
+  readonly region: string;
+  readonly endpoint?: string;
+  readonly maxAttempts?: number;
+}
+
+/**
+ * The clients a function uses. S3 and DynamoDB serve its first request, so they are made at cold start;
+ * the alert channels' and SSM's are made on first use, so a sweep with nothing to say never loads them.
+ */
+export interface Clients {
   readonly s3: S3Client;
   readonly ddb: DynamoDBDocumentClient;
-  readonly sns: SNSClient;
-  readonly ssm: SSMClient;
-  readonly events: EventBridgeClient;
-  readonly sqs: SQSClient;
+  readonly sns: ClientSource<SNSClient>;
+  readonly events: ClientSource<EventBridgeClient>;
+  readonly ssm: ClientSource<SSMClient>;
   readonly counter: RequestCounter;
 }
 
 type Countable = { middlewareStack: { add: (...a: never[]) => void } };
 
-function count(client: Countable, service: string, counter: RequestCounter): void {
+/** Adds `client`'s requests to `counter` under `service`; returns the client. */
+export function counted<T extends Countable>(client: T, service: string, counter: RequestCounter): T {
   // Each SDK attempt (retries too) passes the finalize step once: that's a request AWS bills.
   (client.middlewareStack as { add: (mw: unknown, opts: unknown) => void }).add(
     (next: (a: unknown) => Promise<unknown>, context: { commandName?: string }) => (args: unknown) => {
@@ -54,30 +64,44 @@ function count(client: Countable, service: string, counter: RequestCounter): voi
     },
     { step: 'finalizeRequest', name: 'trainwatchRequestCounter' },
   );
+  return client;
 }
 
-/** Creates the clients for `region` (and a local emulator `endpoint`, if any). */
-export function awsClients(opts: { region: string; endpoint?: string; maxAttempts?: number }): AwsClients {
-  const base = {
-    region: opts.region,
-    ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
-    maxAttempts: opts.maxAttempts ?? 3,
+/** The configuration every client shares. */
+export function sdkConfig(o: SdkOptions): { region: string; endpoint?: string; maxAttempts: number } {
+  return {
+    region: o.region,
+    ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+    maxAttempts: o.maxAttempts ?? 3,
   };
-  const counter = new RequestCounter();
-  const s3 = new S3Client({ ...base, forcePathStyle: Boolean(opts.endpoint) });
-  const dynamo = new DynamoDBClient(base);
+}
+
+/** S3 and DynamoDB clients (path-style S3 on an emulator; the document client drops undefined values). */
+export function storageClients(o: SdkOptions, counter: RequestCounter): Pick<Clients, 's3' | 'ddb'> {
+  const base = sdkConfig(o);
+  const s3 = counted(new S3Client({ ...base, forcePathStyle: Boolean(o.endpoint) }), 'S3', counter);
+  const dynamo = counted(new DynamoDBClient(base), 'DynamoDB', counter);
   const ddb = DynamoDBDocumentClient.from(dynamo, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true },
   });
-  const sns = new SNSClient(base);
-  const ssm = new SSMClient(base);
-  const events = new EventBridgeClient(base);
-  const sqs = new SQSClient(base);
-  count(s3, 'S3', counter);
-  count(dynamo, 'DynamoDB', counter);
-  count(sns, 'SNS', counter);
-  count(ssm, 'SSM', counter);
-  count(events, 'EventBridge', counter);
-  count(sqs, 'SQS', counter);
-  return { s3, ddb, sns, ssm, events, sqs, counter };
+  return { s3, ddb };
+}
+
+/** The clients of one Lambda function, configured once per cold start; SNS, EventBridge and SSM lazily. */
+export function lambdaClients(o: SdkOptions): Clients {
+  const counter = new RequestCounter();
+  const base = sdkConfig(o);
+  return {
+    ...storageClients(o, counter),
+    sns: once(async () => counted(new (await import('@aws-sdk/client-sns')).SNSClient(base), 'SNS', counter)),
+    events: once(async () =>
+      counted(
+        new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient(base),
+        'EventBridge',
+        counter,
+      ),
+    ),
+    ssm: once(async () => counted(new (await import('@aws-sdk/client-ssm')).SSMClient(base), 'SSM', counter)),
+    counter,
+  };
 }

@@ -1,10 +1,14 @@
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Alert } from '../core/alert.js';
 import { DeliveryError } from '../core/errors.js';
 import { STATE_CHANGE } from '../core/eventRules.js';
 import type { Notifier } from '../core/ports.js';
 import { clip } from '../core/render/fields.js';
 import { awsDeliveryError, isTransientCode } from './awsDeliveryError.js';
+import { type ClientSource, clientOf, once } from './lazy.js';
+
+// Imported on the first alert, not at cold start: most sweeps send none.
+const sdk = once(() => import('@aws-sdk/client-eventbridge'));
 
 /**
  * The event detail: the alert itself, with `errorType` always present so rules can match `null`,
@@ -26,13 +30,16 @@ export class EventBridgeNotifier implements Notifier {
 
   constructor(
     private readonly eventBusName?: string,
-    private readonly client: EventBridgeClient = new EventBridgeClient({}),
+    private readonly client: ClientSource<EventBridgeClient> = once(
+      async () => new (await sdk()).EventBridgeClient({}),
+    ),
   ) {}
 
   async notify(alert: Alert): Promise<void> {
     let out: { FailedEntryCount?: number; Entries?: { ErrorCode?: string; ErrorMessage?: string }[] };
     try {
-      out = await this.client.send(
+      const [{ PutEventsCommand }, client] = await Promise.all([sdk(), clientOf(this.client)]);
+      out = await client.send(
         new PutEventsCommand({
           Entries: [
             {

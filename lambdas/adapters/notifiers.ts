@@ -1,18 +1,20 @@
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { SSMClient } from '@aws-sdk/client-ssm';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { Config } from '../config.js';
 import type { Notifier } from '../core/ports.js';
+import { sdkConfig } from './clients.js';
 import { EventBridgeNotifier } from './eventBridgeNotifier.js';
+import { type ClientSource, once } from './lazy.js';
 import { SlackNotifier, type SlackNotifierOptions } from './slackNotifier.js';
 import { slackWebhookUrl } from './slackWebhookUrl.js';
 import { SnsNotifier } from './snsNotifier.js';
 
-/** The SDK clients the channels use; `awsClients(config)` provides them, tests may pass their own. */
+/** The SDK clients the channels use; the app passes its own, tests may pass theirs. */
 export interface NotifierClients {
-  readonly sns?: SNSClient;
-  readonly ssm?: SSMClient;
-  readonly events?: EventBridgeClient;
+  readonly sns?: ClientSource<SNSClient>;
+  readonly ssm?: ClientSource<SSMClient>;
+  readonly events?: ClientSource<EventBridgeClient>;
 }
 
 /** The channels the configuration asks for: Slack and SNS when set, EventBridge always. */
@@ -21,18 +23,32 @@ export function buildNotifiers(
   clients: NotifierClients = {},
   slack: SlackNotifierOptions = {},
 ): Notifier[] {
-  // Clients missing from `clients` are made here, for the configured region and endpoint, only when needed.
-  const sdk = { region: config.region, ...(config.endpoint ? { endpoint: config.endpoint } : {}) };
+  // Clients missing from `clients` are made on first use, for the configured region and endpoint.
+  const sdk = sdkConfig({ region: config.region, endpoint: config.endpoint });
   const notifiers: Notifier[] = [];
 
   const slackUrl = slackWebhookUrl(
     { url: config.slackWebhookUrl, param: config.slackWebhookParam },
-    config.slackWebhookParam && !config.slackWebhookUrl ? (clients.ssm ?? new SSMClient(sdk)) : undefined,
+    config.slackWebhookParam && !config.slackWebhookUrl
+      ? (clients.ssm ?? once(async () => new (await import('@aws-sdk/client-ssm')).SSMClient(sdk)))
+      : undefined,
   );
   if (slackUrl) notifiers.push(new SlackNotifier(slackUrl, slack));
 
-  if (config.topicArn) notifiers.push(new SnsNotifier(config.topicArn, clients.sns ?? new SNSClient(sdk)));
+  if (config.topicArn)
+    notifiers.push(
+      new SnsNotifier(
+        config.topicArn,
+        clients.sns ?? once(async () => new (await import('@aws-sdk/client-sns')).SNSClient(sdk)),
+      ),
+    );
 
-  notifiers.push(new EventBridgeNotifier(config.eventBus, clients.events ?? new EventBridgeClient(sdk)));
+  notifiers.push(
+    new EventBridgeNotifier(
+      config.eventBus,
+      clients.events ??
+        once(async () => new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient(sdk)),
+    ),
+  );
   return notifiers;
 }

@@ -1,8 +1,12 @@
-import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import type { Alert } from '../core/alert.js';
 import type { Notifier } from '../core/ports.js';
 import { snsMessage } from '../core/render/text.js';
 import { awsDeliveryError } from './awsDeliveryError.js';
+import { type ClientSource, clientOf, once } from './lazy.js';
+
+// Imported on the first alert, not at cold start: most sweeps send none.
+const sdk = once(() => import('@aws-sdk/client-sns'));
 
 /** Publishes alerts to an SNS topic (email, SMS, chat), with attributes subscribers can filter on. */
 export class SnsNotifier implements Notifier {
@@ -10,13 +14,14 @@ export class SnsNotifier implements Notifier {
 
   constructor(
     private readonly topicArn: string,
-    private readonly client: SNSClient = new SNSClient({}),
+    private readonly client: ClientSource<SNSClient> = once(async () => new (await sdk()).SNSClient({})),
   ) {}
 
   async notify(alert: Alert): Promise<void> {
     const { subject, body } = snsMessage(alert);
     try {
-      await this.client.send(
+      const [{ PublishCommand }, client] = await Promise.all([sdk(), clientOf(this.client)]);
+      await client.send(
         new PublishCommand({
           TopicArn: this.topicArn,
           Subject: subject,

@@ -3,6 +3,7 @@ import { GetCommandInvocationCommand, SendCommandCommand, type SSMClient } from 
 import { batches } from '../core/nodes/index.js';
 import type { CommandResult, CommandRunner } from '../core/ports.js';
 import { validParam } from '../core/ssmParams.js';
+import { type ClientSource, clientOf } from './lazy.js';
 
 /** SSM returns at most this much standard output inline; the rest is only in the S3 output. */
 export const INLINE_OUTPUT_LIMIT = 24_000;
@@ -39,7 +40,7 @@ export class SsmCommandRunner implements CommandRunner {
   private readonly clock: () => number;
 
   constructor(
-    private readonly ssm: SSMClient,
+    private readonly ssm: ClientSource<SSMClient>,
     private readonly s3: S3Client,
     private readonly output: OutputLocation,
     opts: SsmCommandRunnerOptions = {},
@@ -77,7 +78,7 @@ export class SsmCommandRunner implements CommandRunner {
     const send = async (ids: string[]): Promise<void> => {
       let commandId: string | undefined;
       try {
-        const sent = await this.ssm.send(
+        const sent = await (await clientOf(this.ssm)).send(
           new SendCommandCommand({
             InstanceIds: ids,
             DocumentName: req.document,
@@ -136,7 +137,7 @@ export class SsmCommandRunner implements CommandRunner {
         StandardErrorContent?: string;
       };
       try {
-        inv = await this.ssm.send(
+        inv = await (await clientOf(this.ssm)).send(
           new GetCommandInvocationCommand({ CommandId: commandId, InstanceId: instanceId }),
         );
       } catch (e) {

@@ -4,7 +4,7 @@ import { checkRun } from '../core/checkRun.js';
 import { splitRunKey } from '../core/listing.js';
 import { runIdProblem } from '../core/protocol/runId.js';
 import { type SweepSummary, summarise } from '../core/sweep.js';
-import { objectKeys } from './s3Events.js';
+import { objectKeys } from '../events/objectCreated.js';
 
 const logger = new Logger({ serviceName: 'trainwatch' });
 let app: App | undefined;

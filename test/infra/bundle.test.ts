@@ -6,9 +6,9 @@ import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Bundle, buildBundles } from '../../bench/bundles.js';
-import { awsClients } from '../../lambdas/adapters/clients.js';
+import { type Bundle, buildBundles, externalImports } from '../../bench/bundles.js';
 import { loadConfig } from '../../lambdas/config.js';
+import { awsClients } from '../../local/awsClients.js';
 import { setupLocal } from '../../local/setup.js';
 import { type SlackServer, startSlackServer } from '../support/slackServer.js';
 
@@ -103,6 +103,25 @@ describe('bundles', () => {
   it('leaves the SDK clients as imports the runtime resolves', () => {
     expect(readFileSync(bundle('sweep').file, 'utf8')).toMatch(/from"@aws-sdk\/client-s3"/);
   });
+
+  it.each([
+    ['sweep', []],
+    ['sentinel', []],
+    ['remediate', ['@aws-sdk/client-ssm']],
+  ] as const)(
+    '%s loads S3 and DynamoDB at cold start, the alert channels on first use, and no YAML parser',
+    (name, more) => {
+      const b = bundle(name);
+      expect(externalImports(b.file)).toEqual(
+        ['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/lib-dynamodb', ...more].sort(),
+      );
+      const code = readFileSync(b.file, 'utf8');
+      for (const lazy of ['client-sns', 'client-eventbridge', 'client-ssm'])
+        expect(code).toContain(`import("@aws-sdk/${lazy}")`);
+      const sources = (JSON.parse(readFileSync(`${b.file}.map`, 'utf8')) as { sources: string[] }).sources;
+      expect(sources.filter((s) => /node_modules\/yaml\//.test(s))).toEqual([]);
+    },
+  );
 
   it('the sweep bundle loads and sweeps an empty prefix against the emulator', async () => {
     const summary = await invoke(bundle('sweep'), { source: 'aws.events', 'detail-type': 'Scheduled Event' });

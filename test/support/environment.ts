@@ -4,9 +4,9 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
-import { awsClients } from '../../lambdas/adapters/clients.js';
 import { type App, createApp } from '../../lambdas/app.js';
 import { RunFile, type RunFileName } from '../../lambdas/core/protocol/files.js';
+import { type AwsClients, awsClients } from '../../local/awsClients.js';
 import { setupLocal } from '../../local/setup.js';
 import { type SlackServer, startSlackServer } from './slackServer.js';
 
@@ -15,7 +15,7 @@ export interface TestEnvironment {
   readonly env: Record<string, string>;
   readonly slack: SlackServer;
   /** A fresh App (as a new Lambda container would build), sharing nothing in memory with others. */
-  app(): App;
+  app(): App<AwsClients>;
   put(runId: string, file: RunFileName, body: string | Uint8Array): Promise<void>;
   /** Writes `nodes/{rank}.json` of a run (protocol v1.1). */
   putNode(runId: string, rank: number, body: string): Promise<void>;
@@ -28,7 +28,7 @@ export interface TestEnvironment {
   close(): Promise<void>;
 }
 
-async function queue(app: App, name: string): Promise<{ url: string; arn: string }> {
+async function queue(app: App<AwsClients>, name: string): Promise<{ url: string; arn: string }> {
   const { QueueUrl } = await app.clients.sqs.send(new CreateQueueCommand({ QueueName: name }));
   const a = await app.clients.sqs.send(
     new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }),
@@ -36,7 +36,7 @@ async function queue(app: App, name: string): Promise<{ url: string; arn: string
   return { url: QueueUrl!, arn: a.Attributes!.QueueArn! };
 }
 
-async function drain(app: App, url: string, into: unknown[]): Promise<void> {
+async function drain(app: App<AwsClients>, url: string, into: unknown[]): Promise<void> {
   for (;;) {
     const { Messages = [] } = await app.clients.sqs.send(
       new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 }),

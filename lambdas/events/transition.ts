@@ -1,0 +1,28 @@
+import * as z from 'zod';
+import { REMEDIABLE_STATES } from '../core/eventRules.js';
+import { runIdProblem } from '../core/protocol/runId.js';
+import type { RemediationRequest } from '../core/remediation/index.js';
+
+const noDetail = 'not an EventBridge event with a detail';
+const badRunId = 'detail.runId is missing or invalid';
+
+/** A remediable transition, from an EventBridge event whose detail is the Alert (or why it is ignored). */
+export const Transition = z
+  .object(
+    {
+      detail: z.object(
+        {
+          kind: z.literal('transition', {
+            error: (i) => `alert kind ${String(i.input)} is not a transition`,
+          }),
+          state: z.enum(REMEDIABLE_STATES, { error: (i) => `state ${String(i.input)} needs no remediation` }),
+          runId: z.string({ error: badRunId }).refine((id) => !runIdProblem(id), badRunId),
+          // An id makes a redelivered event a no-op; an event without one is still handled.
+          id: z.unknown().transform((v) => (typeof v === 'string' ? v : undefined)),
+        },
+        { error: noDetail },
+      ),
+    },
+    { error: noDetail },
+  )
+  .transform(({ detail: d }): RemediationRequest => ({ runId: d.runId, state: d.state, alertId: d.id }));

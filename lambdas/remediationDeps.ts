@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import { S3AttemptArchive } from './adapters/s3AttemptArchive.js';
+import { SsmCommandRunner, type SsmCommandRunnerOptions } from './adapters/ssmCommandRunner.js';
+import type { App } from './app.js';
+import type { RemediationDeps } from './core/remediation/index.js';
+
+/** Remediation's ports, from the app (its clients and stores) and the remediation settings. */
+export function remediationDeps(app: App, ssm: SsmCommandRunnerOptions = {}): RemediationDeps {
+  const { config, clients } = app;
+  const r = config.remediation;
+  return {
+    runs: app.runs,
+    states: app.states,
+    commands: new SsmCommandRunner(
+      clients.ssm,
+      clients.s3,
+      { bucket: config.bucket, prefix: r.ssmOutputPrefix },
+      ssm,
+    ),
+    archive: new S3AttemptArchive(config.bucket, config.prefix, clients.s3),
+    notifiers: app.deps.notifiers,
+    links: app.deps.links,
+    settings: {
+      diagnoseDocument: r.diagnoseDocument,
+      restartDocument: r.restartDocument,
+      policy: r.policy,
+      profile: r.profile,
+      commands: r.commands,
+    },
+    owner: `remediate:${randomUUID()}`,
+  };
+}
