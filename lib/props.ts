@@ -43,7 +43,8 @@ export interface ReservedConcurrencyProps {
 }
 
 /** The runtime settings at the top level of the props (`prefix`, `profile`, `concurrency`, …). */
-export interface TopLevelSettingProps extends PropsOf<Omit<Settings, 'thresholds' | 'health' | 'remediation'>> {}
+export interface TopLevelSettingProps
+  extends PropsOf<Omit<Settings, 'thresholds' | 'health' | 'remediation'>> {}
 
 /** Properties of {@link TrainingRunMonitor}; every one is optional. */
 export interface TrainingRunMonitorProps extends TopLevelSettingProps {
