@@ -103,7 +103,9 @@ describe('isRestartable', () => {
     ['hang', true],
     ['deadlock', true],
     ['gpu_xid', true],
+    ['ecc_error', true],
     ['cancelled_preempted', true],
+    ['efa_fallback', false],
     ['made_up', false],
     [null, false],
   ])('%s → %s', (type, expected) => {
@@ -111,7 +113,7 @@ describe('isRestartable', () => {
   });
 
   it('covers every built-in error type and every built-in signal uses one of them (or none)', () => {
-    expect(ERROR_TYPES).toHaveLength(15);
+    expect(ERROR_TYPES).toHaveLength(17);
     for (const s of BUILTIN_PROFILES.get('production')!.signals)
       if (s.error_type !== null) expect(ERROR_TYPES).toContain(s.error_type);
   });

@@ -1,11 +1,11 @@
 import { isRestartable } from './errorTypes.js';
+import { compareMatches } from './explain.js';
 import { BUILTIN_PROFILES, DEFAULT_PROFILE } from './profiles/index.js';
 import type { Profile, Severity, Signal } from './schema.js';
 import type { Classification } from './types.js';
 
 /** Longest line we run regexes on: a minified JSON blob in a log must not cost seconds. */
 const MAX_LINE = 4000;
-const SEVERITY_RANK: Readonly<Record<Severity, number>> = { critical: 3, error: 2, warning: 1, info: 0 };
 
 /** One signal that matched, with where. */
 export interface SignalMatch {
@@ -71,15 +71,6 @@ function fieldsOf(
   return out;
 }
 
-/** Better first: an error type over a bare warning, then priority, then severity, then the earlier line. */
-function compare(a: SignalMatch, b: SignalMatch): number {
-  const typed = Number(b.error_type !== null) - Number(a.error_type !== null);
-  if (typed) return typed;
-  if (a.priority !== b.priority) return b.priority - a.priority;
-  const sev = SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity];
-  return sev || a.line - b.line;
-}
-
 /** Every signal of the profile that matches some line of `text`, best first (each signal once). */
 export function matchSignals(text: string, profile?: Profile | string | null): SignalMatch[] {
   const compiled = compile(resolveProfile(profile));
@@ -107,7 +98,7 @@ export function matchSignals(text: string, profile?: Profile | string | null): S
       break;
     }
   }
-  return matches.sort(compare);
+  return matches.sort(compareMatches);
 }
 
 /** Classifies an error text, log tail or diagnosis output; `error_type: null` when no error signal matched. */
