@@ -27,7 +27,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'gpu_ecc_uncorrectable',
-    pattern: String.raw`uncorrectable ECC error|ECC error.*uncorrect|double[- ]bit ECC`,
+    pattern: String.raw`uncorrectable ECC error|ECC error[^\n]{0,300}uncorrect|double[- ]bit ECC`,
     error_type: 'gpu_xid',
     severity: 'critical',
     subsystem: 'gpu',
@@ -144,7 +144,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'loss_scale_minimum',
-    pattern: String.raw`Current loss scale already at minimum|Minimum loss scale reached|loss scale .*below minimum|FloatingPointError`,
+    pattern: String.raw`Current loss scale already at minimum|Minimum loss scale reached|loss scale [^\n]{0,300}below minimum|FloatingPointError`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',

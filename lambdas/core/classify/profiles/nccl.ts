@@ -12,7 +12,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nccl_timeout',
-    pattern: String.raw`NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|timed out in blocking wait|NCCL.*timed out after`,
+    pattern: String.raw`NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|timed out in blocking wait|NCCL[^\n]{0,300}timed out after`,
     error_type: 'nccl_timeout',
     severity: 'critical',
     subsystem: 'nccl',
@@ -20,7 +20,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'process_group_timeout',
-    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo.*[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout`,
+    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo[^\n]{0,300}[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout`,
     error_type: 'distributed_timeout',
     severity: 'critical',
     subsystem: 'distributed',
@@ -53,7 +53,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'efa_plugin_error',
-    pattern: String.raw`NET/OFI.*(?:[Ff]ailed|Couldn't|Could not|Unable|error)|\bfi_\w+ (?:failed|returned error)`,
+    pattern: String.raw`NET/OFI[^\n]{0,300}(?:[Ff]ailed|Couldn't|Could not|Unable|error)|\bfi_\w+ (?:failed|returned error)`,
     unless: String.raw`NCCL INFO`,
     // A plugin that fails to start makes NCCL fall back to sockets: slower, not (by itself) a failure.
     error_type: null,

@@ -4,7 +4,7 @@ import type { SignalInput } from '../schema.js';
 export const STALL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'watchdog_stuck',
-    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|heartbeat monitor.*no heartbeat`,
+    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|heartbeat monitor[^\n]{0,300}no heartbeat`,
     error_type: 'hang',
     severity: 'critical',
     subsystem: 'nccl',
