@@ -14,7 +14,8 @@ export const FAMILIES = [
   { family: 'numerics', rank: 40, types: ['numerical_instability'] },
   // Stopped from outside: the peers of a SIGTERMed rank see NCCL and network errors.
   { family: 'preemption', rank: 30, types: ['cancelled_preempted'] },
-  { family: 'efa', rank: 20, types: ['efa_fallback'] },
+  // A job that expected EFA and got TCP: the network setup is the cause of what NCCL does next.
+  { family: 'efa', rank: 25, types: ['efa_fallback'] },
   { family: 'network', rank: 20, types: ['communication'] },
   {
     family: 'collective',

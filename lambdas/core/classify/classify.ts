@@ -78,25 +78,30 @@ export function matchSignals(text: string, profile?: Profile | string | null): S
   const matches: SignalMatch[] = [];
   for (const c of compiled) {
     if (c.requires && !c.requires.test(text)) continue;
-    for (let i = 0; i < lines.length; i++) {
+    const need = c.signal.min_lines ?? 1;
+    let seen = 0;
+    let first: { i: number; m: RegExpExecArray; line: string } | undefined;
+    for (let i = 0; i < lines.length && seen < need; i++) {
       const line = lines[i]!.length > MAX_LINE ? lines[i]!.slice(0, MAX_LINE) : lines[i]!;
       const m = c.re.exec(line);
       if (!m || c.unless?.test(line)) continue;
-      const s = c.signal;
-      const trimmed = line.trim();
-      matches.push({
-        signal: s.name,
-        error_type: s.error_type,
-        severity: s.severity,
-        subsystem: s.subsystem,
-        priority: s.priority,
-        restartable: s.restartable ?? isRestartable(s.error_type),
-        fields: fieldsOf(s, m.groups),
-        line: i + 1,
-        text: trimmed.length > 300 ? `${trimmed.slice(0, 299)}…` : trimmed,
-      });
-      break;
+      first ??= { i, m, line };
+      seen++;
     }
+    if (!first || seen < need) continue;
+    const s = c.signal;
+    const trimmed = first.line.trim();
+    matches.push({
+      signal: s.name,
+      error_type: s.error_type,
+      severity: s.severity,
+      subsystem: s.subsystem,
+      priority: s.priority,
+      restartable: s.restartable ?? isRestartable(s.error_type),
+      fields: fieldsOf(s, first.m.groups),
+      line: first.i + 1,
+      text: trimmed.length > 300 ? `${trimmed.slice(0, 299)}…` : trimmed,
+    });
   }
   return matches.sort(compareMatches);
 }

@@ -4,7 +4,7 @@ import type { SignalInput } from '../schema.js';
 export const STALL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'watchdog_stuck',
-    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|heartbeat monitor[^\n]{0,300}no heartbeat`,
+    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|failed to send a keep-alive heartbeat|heartbeat monitor[^\n]{0,300}no heartbeat`,
     error_type: 'hang',
     severity: 'critical',
     subsystem: 'nccl',
@@ -17,6 +17,39 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     severity: 'error',
     subsystem: 'training',
     priority: 35,
+  },
+  {
+    name: 'stack_in_collective',
+    // A stack dump (py-spy, gdb, faulthandler) whose frames sit in a collective or barrier: a hang. The
+    // faulthandler form "line N in f" differs from a traceback's "line N, in f", which is an error, not a hang.
+    pattern: String.raw`\((?:torch/distributed/distributed_c10d|deepspeed/comm/\w+)\.py:\d+\)|distributed_c10d\.py", line \d+ in \w+|\bin (?:nccl[A-Z]\w*|c10d::ProcessGroupNCCL::\w+(?:::\w+)?)\s*\(`,
+    requires: String.raw`Thread (?:\d+|0x[0-9a-f]+) \((?:idle|active)\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
+    flags: 'im',
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 34,
+  },
+  {
+    name: 'stack_in_dataloader',
+    // The same, with the frames in the DataLoader's queue or its workers: the classic DataLoader deadlock.
+    pattern: String.raw`\(torch/utils/data/(?:dataloader|_utils/\w+)\.py:\d+\)|data/dataloader\.py", line \d+ in \w+`,
+    requires: String.raw`Thread (?:\d+|0x[0-9a-f]+) \((?:idle|active)\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
+    flags: 'im',
+    error_type: 'deadlock',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 33,
+  },
+  {
+    name: 'stack_dump',
+    // Someone dumped every thread of a live process (py-spy dump, gdb "thread apply all bt", a faulthandler
+    // timeout): that is what people do to a job that stopped progressing. A crash's backtrace is not this.
+    pattern: String.raw`^\s*Thread \d+ \((?:idle|active)\): "MainThread"|^\(gdb\) thread apply all bt|^Timeout \(\d+:\d\d:\d\d\)!`,
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 30,
   },
   {
     name: 'deadlock',
