@@ -12,8 +12,8 @@ const XID = String.raw`\bXid\b(?:\s*\((?<pci>(?:PCI:)?[0-9A-Fa-f:.]+)\))?(?:\s+e
 const ECC_XIDS = '48|63|64|94|95';
 // Xids that usually follow the application's own fault (illegal access, a killed process).
 const APP_XIDS = '13|31|43|45';
-// A metric name ending in loss, in any logger: loss, 'loss', val_loss, train/loss, critic/vf_loss, lm-loss.
-const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}loss['"]?`;
+// A metric named for a loss, in any logger: loss, 'loss', val_loss, train/loss, critic/vf_loss, loss_cls.
+const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}loss[\w/.-]{0,40}['"]?`;
 const NON_FINITE = String.raw`['"]?(?:tensor\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;
 
 /** Failures every training job can hit: memory, disk, numbers, preemption, GPU hardware, Python errors. */
@@ -46,7 +46,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'gpu_ecc_uncorrectable',
-    pattern: String.raw`uncorrectable ECC error|ECC error[^\n]{0,300}uncorrect|double[- ]bit (?:ECC|error)|\bDBE\b|cudaErrorECCUncorrectable|row[- ]?remap\w*[^\n]{0,100}(?:fail|pending)|Remapping Failure Occurred\s*:\s*Yes`,
+    pattern: String.raw`uncorrectable ECC error|ECC error[^\n]{0,300}uncorrect|double[- ]bit (?:ECC|error)|(?<![A-Za-z])DBE(?![A-Za-z])|cudaErrorECCUncorrectable|Pending Page (?:Retirement|Blacklist)\s*:\s*Yes|row[- ]?remap\w*[^\n]{0,100}(?:fail|pending)|Remapping Failure Occurred\s*:\s*Yes`,
     // nvidia-smi -q prints the counters on healthy GPUs too: "Double Bit ECC Errors : 0".
     unless: String.raw`:\s*(?:0|N/A|No|None)\s*$`,
     error_type: 'ecc_error',
@@ -56,7 +56,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'gpu_lost',
-    pattern: String.raw`\bGPU is lost\b|Unable to determine the device handle for GPU|GPU requires reset|uncorrectable NVLink error|RmInitAdapter failed`,
+    pattern: String.raw`\bGPU is lost\b|Unable to determine the device handle for GPU|GPU requires reset|GPU reset required|uncorrectable NVLink error|RmInitAdapter failed`,
     error_type: 'gpu_xid',
     severity: 'critical',
     subsystem: 'gpu',
@@ -90,7 +90,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'cuda_oom_other',
-    pattern: String.raw`CUDA error: out of memory|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation`,
+    pattern: String.raw`CUDA error: out of memory|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|\b(?:NPU|XPU|MPS backend|GPU) out of memory|OOM when allocating tensor|cuda\w*(?:Malloc|Alloc)\w*[^\n]{0,100}out of memory`,
     error_type: 'oom',
     severity: 'critical',
     subsystem: 'cuda',
@@ -184,7 +184,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nan_detected',
-    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b`,
+    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
@@ -192,7 +192,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'sigterm',
-    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: 15\b|received (?:signal )?SIGTERM|Received \d+ death signal|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|Caught signal SIG(?:TERM|HUP)\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+`,
+    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: 15\b|received (?:signal )?SIGTERM|Received \d+ death signal|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|Caught signal SIG(?:TERM|HUP)\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted`,
     unless: String.raw`closing signal SIGTERM`,
     error_type: 'cancelled_preempted',
     severity: 'error',
@@ -218,11 +218,28 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'python_exception',
-    pattern: String.raw`${LINE_PREFIX}(?<exception>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))(?::\s*(?<message>\S[^\n]{0,300}))?\s*$`,
+    pattern: String.raw`${LINE_PREFIX}(?<exception>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))(?:\([\w.]{1,100}\))?(?::\s*(?<message>\S[^\n]{0,300})[^\n]*)?\s*$`,
     error_type: 'exception',
     severity: 'error',
     subsystem: 'python',
     priority: 10,
+  },
+  {
+    name: 'cpp_exception',
+    pattern: String.raw`terminate called after throwing an instance of '(?<exception>[^'\n]{1,200})'`,
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'process',
+    priority: 12,
+  },
+  {
+    name: 'traceback',
+    // A traceback whose last line the excerpt lost still says the program raised; anything specific wins.
+    pattern: String.raw`^\s*Traceback \(most recent call last\):`,
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 5,
   },
   {
     name: 'script_not_found',

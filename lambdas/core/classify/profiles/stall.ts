@@ -45,7 +45,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     name: 'stack_dump',
     // Someone dumped every thread of a live process (py-spy dump, gdb "thread apply all bt", a faulthandler
     // timeout): that is what people do to a job that stopped progressing. A crash's backtrace is not this.
-    pattern: String.raw`^\s*Thread \d+ \((?:idle|active)\): "MainThread"|^\(gdb\) thread apply all bt|^Timeout \(\d+:\d\d:\d\d\)!`,
+    pattern: String.raw`^\s*Thread (?:\d+|0x[0-9A-Fa-f]+) \((?:idle|active)\): "MainThread"|^\(gdb\) thread apply all bt|^Timeout \(\d+:\d\d:\d\d\)!|^Python v\d+\.\d+\.\d+ \(/`,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',
