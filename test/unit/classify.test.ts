@@ -130,6 +130,32 @@ describe('classify', () => {
     expect(classify(tb).error_type).toBe('exception');
   });
 
+  it('calls gdb on a waiting process a hang, but not the backtrace of a crash (excludes)', () => {
+    const live =
+      '(gdb) bt\n#0  0x00007f2e766c9827 in sched_yield () at syscall-template.S:84\n#1  0x40890f in TimeTest()';
+    expect(classify(live)).toMatchObject({ error_type: 'hang', signal: 'gdb_thread_waiting' });
+    const crash = `Program received signal SIGSEGV, Segmentation fault.\n${live}`;
+    expect(classify(crash).error_type).toBe('exception');
+  });
+
+  it('lets a profile count lines (min_lines) and switch a signal off by context (excludes)', () => {
+    const p = loadProfile(`
+name: counted
+signals:
+  - name: retry
+    pattern: 'retrying shard'
+    min_lines: 2
+    excludes: 'dry run'
+    error_type: communication
+    severity: error
+    subsystem: data
+    priority: 5
+`);
+    expect(classify('retrying shard 1', p).error_type).toBeNull();
+    expect(classify('retrying shard 1\nretrying shard 2', p)).toMatchObject({ error_type: 'communication' });
+    expect(classify('dry run\nretrying shard 1\nretrying shard 2', p).error_type).toBeNull();
+  });
+
   it('puts the cause first whatever the signal priorities: a full disk over the exception it raised, an Xid over NCCL', () => {
     const disk = classifyDetailed(
       'OSError: [Errno 28] No space left on device\nRuntimeError: NCCL error in: x.cpp:1, unhandled system error',

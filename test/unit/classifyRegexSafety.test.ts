@@ -7,7 +7,7 @@ import { adversarial, nestedQuantifiers } from '../support/adversarial.js';
 const MB = 1 << 20;
 const signals: readonly Signal[] = BUILTIN_PROFILES.get('production')!.signals;
 const regexes = signals.flatMap((s) =>
-  (['pattern', 'requires', 'unless'] as const)
+  (['pattern', 'requires', 'unless', 'excludes'] as const)
     .filter((k) => s[k] !== undefined)
     .map((k) => ({ name: `${s.name}.${k}`, source: s[k]!, flags: s.flags })),
 );

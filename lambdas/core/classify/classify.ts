@@ -34,6 +34,7 @@ interface Compiled {
   readonly re: RegExp;
   readonly requires?: RegExp;
   readonly unless?: RegExp;
+  readonly excludes?: RegExp;
 }
 
 const compiledCache = new WeakMap<Profile, Compiled[]>();
@@ -46,6 +47,7 @@ function compile(profile: Profile): Compiled[] {
       re: new RegExp(s.pattern, s.flags),
       requires: s.requires ? new RegExp(s.requires, s.flags) : undefined,
       unless: s.unless ? new RegExp(s.unless, s.flags) : undefined,
+      excludes: s.excludes ? new RegExp(s.excludes, s.flags) : undefined,
     }));
     compiledCache.set(profile, c);
   }
@@ -77,7 +79,7 @@ export function matchSignals(text: string, profile?: Profile | string | null): S
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const matches: SignalMatch[] = [];
   for (const c of compiled) {
-    if (c.requires && !c.requires.test(text)) continue;
+    if ((c.requires && !c.requires.test(text)) || c.excludes?.test(text)) continue;
     const need = c.signal.min_lines ?? 1;
     let seen = 0;
     let first: { i: number; m: RegExpExecArray; line: string } | undefined;

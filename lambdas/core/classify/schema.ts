@@ -36,6 +36,8 @@ export const SignalSchema = z
     requires: regexSource.optional(),
     /** A line that also matches this is not a match (e.g. a harmless warning that names the word). */
     unless: regexSource.optional(),
+    /** A regex that, matching anywhere in the whole text, turns the signal off (a crash's backtrace is no hang). */
+    excludes: regexSource.optional(),
     /**
      * Lines that must match before the signal counts (default 1): one nan grad norm is a skipped fp16 step,
      * the same on every logged step is a diverged run.
@@ -46,7 +48,7 @@ export const SignalSchema = z
     description: z.string().max(500).optional(),
   })
   .superRefine((s, ctx) => {
-    for (const key of ['pattern', 'requires', 'unless'] as const) {
+    for (const key of ['pattern', 'requires', 'unless', 'excludes'] as const) {
       const source = s[key];
       if (source === undefined) continue;
       try {

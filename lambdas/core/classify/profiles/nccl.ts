@@ -28,7 +28,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nccl_error',
-    pattern: String.raw`NCCL error(?: in: [^,\s]+)?(?:,\s*(?<nccl_error>[^,]{3,80}?)(?:\s*\(run with|, NCCL version|$))?|\bnccl(?<nccl_code>SystemError|InternalError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)\b|\bnccl\w+ failed: (?:unhandled|internal|invalid|remote)|NCCL WARN Cuda failure|NCCL WARN Call to \w+ failed`,
+    pattern: String.raw`NCCL error(?: in: [^,\s]+)?(?:,\s*(?<nccl_error>[^,]{3,80}?)(?:\s*\(run with|, NCCL version|$))?|\bnccl(?<nccl_code>SystemError|InternalError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)\b|\bnccl\w+ failed: (?:unhandled|internal|invalid|remote)|NCCL WARN Cuda failure|NCCL WARN Call to \w+ failed|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)`,
     fields: ['nccl_error', 'nccl_code'],
     error_type: 'nccl',
     severity: 'critical',
@@ -73,10 +73,12 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'connection_lost',
-    pattern: String.raw`Connection reset by peer|Connection refused|Connection closed by (?:remote )?peer|\bBroken pipe\b|\bECONNRESET\b|\bECONNREFUSED\b|Software caused connection abort|No route to host|Network is unreachable|NET/IB\s*:\s*Got completion from peer|transport retry counter exceeded|remote process exited or there was a network error`,
+    pattern: String.raw`Connection reset by peer|Connection refused|Connection closed by (?:remote )?peer|\bBroken pipe\b|\bECONNRESET\b|\bECONNREFUSED\b|Software caused connection abort|No route to host|Network is unreachable|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)\s*=?\s*(?:12|13)\b|transport retry counter exceeded|remote process exited or there was a network error`,
     error_type: 'communication',
     severity: 'error',
     subsystem: 'network',
+    // IB completion status 12/13 is "retry counter exceeded": the peer stopped answering (other statuses, such
+    // as 4, a local protection error, are NCCL's or the HCA's own and stay nccl).
     // Above the generic NCCL error: "NCCL error … Last error: Connection reset by peer" is a network fault,
     // and the network action (check EFA, security groups, NCCL_SOCKET_IFNAME) is the useful one.
     priority: 46,
