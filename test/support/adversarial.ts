@@ -6,8 +6,8 @@
 export function adversarial(source: string, size: number): string[] {
   // Literal phrases of the pattern: what is left between escapes, groups, classes and quantifiers.
   const phrases = source
-    .replace(/\\[dDsSwWbB]|\\.|\[[^\]]*\]|\{\d*,?\d*\}|\(\?(?:<[A-Za-z_]\w*>|[:=!]|<[=!])/g, '\u0000')
-    .split(/[\u0000()|?*+^$.]/)
+    .replace(/\\[dDsSwWbB]|\\.|\[[^\]]*\]|\{\d*,?\d*\}|\(\?(?:<[A-Za-z_]\w*>|[:=!]|<[=!])/g, '\n')
+    .split(/[\n()|?*+^$.]/)
     .map((p) => p.trim())
     .filter((p) => p.length >= 3);
   const units = new Set([
