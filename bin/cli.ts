@@ -16,7 +16,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
     load: () => import('./commands/local.js'),
   },
   classify: {
-    summary: 'classify a log or error text [FILE] [--profile P] [--all]',
+    summary: 'classify a log or error text [FILE] [--profile P] [--all | --explain]',
     load: () => import('./commands/classify.js'),
   },
   heartbeat: {

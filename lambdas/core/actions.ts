@@ -19,6 +19,9 @@ export const ERROR_ACTIONS: Readonly<Record<string, string>> = {
   hang: `The process is alive but not progressing: capture stacks (py-spy dump --pid <pid>), kill it, ${RESUME}`,
   deadlock: `Capture the stacks of all ranks (py-spy dump) to find the deadlock, kill the job, ${RESUME}`,
   gpu_xid: `The GPU reported an Xid error: replace the node (stop and start the instance to move hosts), ${RESUME}`,
+  ecc_error: `A GPU has an uncorrectable ECC error (or failed to remap a memory row): drain the node and run on another one (stop and start the instance to move hosts; nvidia-smi -q -d ECC,ROW_REMAPPER shows the counters), ${RESUME}`,
+  efa_fallback:
+    'NCCL is using TCP sockets instead of EFA (the OFI plugin did not load, or picked a TCP provider or none): the run is slow, and a restart changes nothing until the network is fixed. Check FI_PROVIDER=efa, fi_info -p efa, the aws-ofi-nccl install and LD_LIBRARY_PATH, and the EFA security group (all traffic to itself)',
   cancelled_preempted:
     'The instance was preempted or reclaimed: resume from the last checkpoint on a new instance',
 };

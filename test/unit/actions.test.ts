@@ -23,7 +23,9 @@ const ERROR_TYPES = [
   'hang',
   'deadlock',
   'gpu_xid',
+  'ecc_error',
   'cancelled_preempted',
+  'efa_fallback',
 ];
 
 describe('actionFor', () => {
@@ -38,6 +40,8 @@ describe('actionFor', () => {
     ['disk_full', /^Free disk space on the checkpoint volume .*and restart$/],
     ['numerical_instability', /learning rate.*bf16/],
     ['gpu_xid', /replace the node/],
+    ['ecc_error', /uncorrectable ECC.*another one/],
+    ['efa_fallback', /TCP sockets instead of EFA.*a restart changes nothing until the network is fixed/],
     ['cancelled_preempted', /resume .* on a new instance/],
     ['hang', /py-spy dump/],
   ])('tells a person what to do about %s', (type, pattern) => {

@@ -49,11 +49,127 @@ describe('classify', () => {
   });
 
   it('reports a warning signal without an error type when only a warning matched', () => {
+    const d = classifyDetailed('x:1:1 [0] NCCL WARN Failed to open libibverbs.so[.1]', 'nccl');
+    expect(d).toMatchObject({
+      error_type: null,
+      restartable: false,
+      severity: 'warning',
+      signal: 'nccl_warn',
+    });
+    expect(d.matches.map((m) => m.signal)).toEqual(['nccl_warn']);
+  });
+
+  it('calls it efa_fallback (a warning, no restart) when the OFI plugin finds no provider and NCCL uses sockets', () => {
     const text =
       'x:1:1 [0] NCCL WARN NET/OFI Could not find any optimal provider\nx:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>';
     const d = classifyDetailed(text, 'nccl');
-    expect(d).toMatchObject({ error_type: null, restartable: false, severity: 'warning' });
+    expect(d).toMatchObject({ error_type: 'efa_fallback', restartable: false, severity: 'warning' });
     expect(d.matches.map((m) => m.signal)).toContain('nccl_socket_fallback');
+    expect(classify('h:1:1 [0] NCCL INFO NET/OFI Selected Provider is tcp;ofi_rxm')).toMatchObject({
+      error_type: 'efa_fallback',
+      fields: { provider: 'tcp;ofi_rxm' },
+    });
+    expect(
+      classify('h:1:1 [0] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)').error_type,
+    ).toBeNull();
+  });
+
+  it('tells ECC apart from other Xids, in every driver format, and ignores healthy counters', () => {
+    expect(classify('NVRM: Xid (PCI:0000:3b:00): 48, pid=1, DBE (double bit error)').error_type).toBe(
+      'ecc_error',
+    );
+    expect(classify('kernel: NVRM: Xid (PCI:0000:3b:00): 94, pid=1, Contained: SM').error_type).toBe(
+      'ecc_error',
+    );
+    expect(classify('RuntimeError: CUDA error: uncorrectable ECC error encountered').error_type).toBe(
+      'ecc_error',
+    );
+    expect(
+      classify('XidCriticalError: Xid=69 on Device=GPU-7540a9b3, the device will go unhealthy.'),
+    ).toMatchObject({
+      error_type: 'gpu_xid',
+      fields: { xid: '69' },
+    });
+    expect(classify('Detected XID error 79 on GPU 3').error_type).toBe('gpu_xid');
+    expect(classify('        Double Bit ECC Errors          : 0\n    XID errors: 0').error_type).toBeNull();
+  });
+
+  it('finds non-finite metrics in any logger format, and a run of nan grad norms', () => {
+    for (const line of [
+      "{'loss': nan, 'grad_norm': 1.0, 'epoch': 0.1}",
+      'Epoch(train) [1][50/100]  lr: 1.0000e-04  loss: nan  loss_cls: nan',
+      'Epoch 0:  10%|█ | 5/50 [00:01<00:10, loss=nan, v_num=0]',
+      ' iteration      100/  1000 | lm loss: NaN | loss scale: 1.0 |',
+      'step:3 - critic/vf_loss:nan - actor/pg_loss:0.1',
+      "{'train_loss': tensor(inf, device='cuda:0')}",
+    ])
+      expect([line, classify(line).error_type]).toEqual([line, 'numerical_instability']);
+    const one = "{'loss': 1.2, 'grad_norm': nan, 'epoch': 0.1}";
+    expect(classify(one).error_type).toBeNull(); // a skipped fp16 step
+    expect(classify([one, one, one].join('\n'))).toMatchObject({
+      error_type: 'numerical_instability',
+      signal: 'grad_norm_not_finite_repeated',
+    });
+  });
+
+  it('reads signal 9, the agent receiving SIGHUP/SIGINT/SIGTERM, and stack dumps in a collective', () => {
+    expect(classify('[ERROR] [launch.py:324:sigkill_handler] exits with return code = -9').error_type).toBe(
+      'cpu_oom_killed',
+    );
+    expect(classify('api.py:723] Received 1 death signal, shutting down workers').error_type).toBe(
+      'cancelled_preempted',
+    );
+    const pyspy = [
+      'Thread 33550 (active): "MainThread"',
+      '    all_reduce (torch/distributed/distributed_c10d.py:2924)',
+      '    step (deepspeed/runtime/zero/stage3.py:2120)',
+    ].join('\n');
+    expect(classify(pyspy)).toMatchObject({ error_type: 'hang', signal: 'stack_in_collective' });
+    // A traceback through the same frame is an error, not a hang.
+    const tb = '  File "/x/torch/distributed/distributed_c10d.py", line 2924, in all_reduce\nValueError: bad';
+    expect(classify(tb).error_type).toBe('exception');
+  });
+
+  it('calls gdb on a waiting process a hang, but not the backtrace of a crash (excludes)', () => {
+    const live =
+      '(gdb) bt\n#0  0x00007f2e766c9827 in sched_yield () at syscall-template.S:84\n#1  0x40890f in TimeTest()';
+    expect(classify(live)).toMatchObject({ error_type: 'hang', signal: 'gdb_thread_waiting' });
+    const crash = `Program received signal SIGSEGV, Segmentation fault.\n${live}`;
+    expect(classify(crash).error_type).toBe('exception');
+  });
+
+  it('lets a profile count lines (min_lines) and switch a signal off by context (excludes)', () => {
+    const p = loadProfile(`
+name: counted
+signals:
+  - name: retry
+    pattern: 'retrying shard'
+    min_lines: 2
+    excludes: 'dry run'
+    error_type: communication
+    severity: error
+    subsystem: data
+    priority: 5
+`);
+    expect(classify('retrying shard 1', p).error_type).toBeNull();
+    expect(classify('retrying shard 1\nretrying shard 2', p)).toMatchObject({ error_type: 'communication' });
+    expect(classify('dry run\nretrying shard 1\nretrying shard 2', p).error_type).toBeNull();
+  });
+
+  it('puts the cause first whatever the signal priorities: a full disk over the exception it raised, an Xid over NCCL', () => {
+    const disk = classifyDetailed(
+      'OSError: [Errno 28] No space left on device\nRuntimeError: NCCL error in: x.cpp:1, unhandled system error',
+    );
+    expect(disk.error_type).toBe('disk_full');
+    const xid = classifyDetailed(
+      'NVRM: Xid (PCI:0000:3b:00): 79, pid=1\n[rank0]: torch.OutOfMemoryError: CUDA out of memory.',
+    );
+    expect(xid.error_type).toBe('gpu_xid');
+    const sigkill = classifyDetailed(
+      'Killed\nRuntimeError: CUDA error: an illegal memory access was encountered',
+    );
+    // sigkill (priority 60) beats cuda_runtime_error (priority 70): host memory outranks code.
+    expect(sigkill.error_type).toBe('cpu_oom_killed');
   });
 
   it('does not call socket transport a fallback when no EFA plugin was expected', () => {
@@ -103,7 +219,9 @@ describe('isRestartable', () => {
     ['hang', true],
     ['deadlock', true],
     ['gpu_xid', true],
+    ['ecc_error', true],
     ['cancelled_preempted', true],
+    ['efa_fallback', false],
     ['made_up', false],
     [null, false],
   ])('%s → %s', (type, expected) => {
@@ -111,7 +229,7 @@ describe('isRestartable', () => {
   });
 
   it('covers every built-in error type and every built-in signal uses one of them (or none)', () => {
-    expect(ERROR_TYPES).toHaveLength(15);
+    expect(ERROR_TYPES).toHaveLength(17);
     for (const s of BUILTIN_PROFILES.get('production')!.signals)
       if (s.error_type !== null) expect(ERROR_TYPES).toContain(s.error_type);
   });

@@ -78,6 +78,55 @@ describe('decide', () => {
       { action: 'alert', reason: /gpu_xid is excluded/ },
     ],
     [
+      'transient does not restart an uncorrectable ECC error on the same node',
+      { errorType: 'ecc_error' },
+      { action: 'alert', reason: /ecc_error is excluded/ },
+    ],
+    [
+      'aggressive does not restart a faulty GPU through * (it needs another node)',
+      { errorType: 'ecc_error', policy: preset('aggressive') },
+      { action: 'alert', reason: /ecc_error needs another node/ },
+    ],
+    [
+      'aggressive does not restart an Xid through * either',
+      { errorType: 'gpu_xid', policy: preset('aggressive') },
+      { action: 'alert', reason: /gpu_xid needs another node/ },
+    ],
+    [
+      'a policy that names ecc_error (its restart command moves the job) restarts it',
+      {
+        errorType: 'ecc_error',
+        policy: {
+          ...preset('aggressive'),
+          modes: {
+            ...preset('aggressive').modes,
+            crash: { restart_on: ['ecc_error'], exclude: [], default_action: 'alert' },
+          },
+        },
+      },
+      { action: 'restart', reason: /ecc_error is listed/ },
+    ],
+    [
+      'but never while the probe finds the GPU still broken',
+      {
+        errorType: 'ecc_error',
+        probe: ok({ gpuFailure: 'GPU 0: uncorrectable ECC errors' }),
+        policy: {
+          ...preset('aggressive'),
+          modes: {
+            ...preset('aggressive').modes,
+            crash: { restart_on: ['ecc_error'], exclude: [], default_action: 'alert' },
+          },
+        },
+      },
+      { action: 'alert', reason: /this node cannot run the job/ },
+    ],
+    [
+      'an EFA fallback only warns, even under aggressive',
+      { errorType: 'efa_fallback', policy: preset('aggressive') },
+      { action: 'alert', reason: /efa_fallback is excluded/ },
+    ],
+    [
       'conservative restarts a preemption',
       { errorType: 'cancelled_preempted', policy: preset('conservative') },
       { action: 'restart' },

@@ -1,11 +1,11 @@
 import { isRestartable } from './errorTypes.js';
+import { compareMatches } from './explain.js';
 import { BUILTIN_PROFILES, DEFAULT_PROFILE } from './profiles/index.js';
 import type { Profile, Severity, Signal } from './schema.js';
 import type { Classification } from './types.js';
 
 /** Longest line we run regexes on: a minified JSON blob in a log must not cost seconds. */
 const MAX_LINE = 4000;
-const SEVERITY_RANK: Readonly<Record<Severity, number>> = { critical: 3, error: 2, warning: 1, info: 0 };
 
 /** One signal that matched, with where. */
 export interface SignalMatch {
@@ -34,6 +34,7 @@ interface Compiled {
   readonly re: RegExp;
   readonly requires?: RegExp;
   readonly unless?: RegExp;
+  readonly excludes?: RegExp;
 }
 
 const compiledCache = new WeakMap<Profile, Compiled[]>();
@@ -46,6 +47,7 @@ function compile(profile: Profile): Compiled[] {
       re: new RegExp(s.pattern, s.flags),
       requires: s.requires ? new RegExp(s.requires, s.flags) : undefined,
       unless: s.unless ? new RegExp(s.unless, s.flags) : undefined,
+      excludes: s.excludes ? new RegExp(s.excludes, s.flags) : undefined,
     }));
     compiledCache.set(profile, c);
   }
@@ -71,43 +73,39 @@ function fieldsOf(
   return out;
 }
 
-/** Better first: an error type over a bare warning, then priority, then severity, then the earlier line. */
-function compare(a: SignalMatch, b: SignalMatch): number {
-  const typed = Number(b.error_type !== null) - Number(a.error_type !== null);
-  if (typed) return typed;
-  if (a.priority !== b.priority) return b.priority - a.priority;
-  const sev = SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity];
-  return sev || a.line - b.line;
-}
-
 /** Every signal of the profile that matches some line of `text`, best first (each signal once). */
 export function matchSignals(text: string, profile?: Profile | string | null): SignalMatch[] {
   const compiled = compile(resolveProfile(profile));
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const matches: SignalMatch[] = [];
   for (const c of compiled) {
-    if (c.requires && !c.requires.test(text)) continue;
-    for (let i = 0; i < lines.length; i++) {
+    if ((c.requires && !c.requires.test(text)) || c.excludes?.test(text)) continue;
+    const need = c.signal.min_lines ?? 1;
+    let seen = 0;
+    let first: { i: number; m: RegExpExecArray; line: string } | undefined;
+    for (let i = 0; i < lines.length && seen < need; i++) {
       const line = lines[i]!.length > MAX_LINE ? lines[i]!.slice(0, MAX_LINE) : lines[i]!;
       const m = c.re.exec(line);
       if (!m || c.unless?.test(line)) continue;
-      const s = c.signal;
-      const trimmed = line.trim();
-      matches.push({
-        signal: s.name,
-        error_type: s.error_type,
-        severity: s.severity,
-        subsystem: s.subsystem,
-        priority: s.priority,
-        restartable: s.restartable ?? isRestartable(s.error_type),
-        fields: fieldsOf(s, m.groups),
-        line: i + 1,
-        text: trimmed.length > 300 ? `${trimmed.slice(0, 299)}…` : trimmed,
-      });
-      break;
+      first ??= { i, m, line };
+      seen++;
     }
+    if (!first || seen < need) continue;
+    const s = c.signal;
+    const trimmed = first.line.trim();
+    matches.push({
+      signal: s.name,
+      error_type: s.error_type,
+      severity: s.severity,
+      subsystem: s.subsystem,
+      priority: s.priority,
+      restartable: s.restartable ?? isRestartable(s.error_type),
+      fields: fieldsOf(s, first.m.groups),
+      line: first.i + 1,
+      text: trimmed.length > 300 ? `${trimmed.slice(0, 299)}…` : trimmed,
+    });
   }
-  return matches.sort(compare);
+  return matches.sort(compareMatches);
 }
 
 /** Classifies an error text, log tail or diagnosis output; `error_type: null` when no error signal matched. */

@@ -1,4 +1,11 @@
 export {
+  causeRankOf,
+  type Decision as RestartDecision,
+  decisionOf,
+  FAMILIES,
+  familyOf,
+} from './causes.js';
+export {
   classify,
   classifyDetailed,
   type DetailedClassification,
@@ -6,7 +13,14 @@ export {
   resolveProfile,
   type SignalMatch,
 } from './classify.js';
-export { ERROR_TYPES, isRestartable, NOT_RESTARTABLE, RESTARTABLE } from './errorTypes.js';
+export {
+  ERROR_TYPES,
+  isRestartable,
+  NEEDS_OTHER_NODE,
+  NOT_RESTARTABLE,
+  RESTARTABLE,
+} from './errorTypes.js';
+export { compareMatches, type Explainable, explain, ORDER_RULE, orderRule } from './explain.js';
 export { loadProfile } from './load.js';
 export { BUILTIN_PROFILES, DEFAULT_PROFILE } from './profiles/index.js';
 export { type Profile, SEVERITIES, type Severity, type Signal, type SignalInput } from './schema.js';

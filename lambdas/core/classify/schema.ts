@@ -36,12 +36,19 @@ export const SignalSchema = z
     requires: regexSource.optional(),
     /** A line that also matches this is not a match (e.g. a harmless warning that names the word). */
     unless: regexSource.optional(),
+    /** A regex that, matching anywhere in the whole text, turns the signal off (a crash's backtrace is no hang). */
+    excludes: regexSource.optional(),
+    /**
+     * Lines that must match before the signal counts (default 1): one nan grad norm is a skipped fp16 step,
+     * the same on every logged step is a diverged run.
+     */
+    min_lines: z.number().int().min(1).max(1000).optional(),
     /** Overrides the error type's restartability (for custom error types). */
     restartable: z.boolean().optional(),
     description: z.string().max(500).optional(),
   })
   .superRefine((s, ctx) => {
-    for (const key of ['pattern', 'requires', 'unless'] as const) {
+    for (const key of ['pattern', 'requires', 'unless', 'excludes'] as const) {
       const source = s[key];
       if (source === undefined) continue;
       try {

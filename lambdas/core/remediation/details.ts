@@ -1,4 +1,4 @@
-import type { DetailedClassification } from '../classify/index.js';
+import { type Explainable, explain } from '../classify/index.js';
 import type { NodeFindings } from '../nodes/culprit.js';
 import type { Decision, Probe } from './policy/index.js';
 
@@ -8,22 +8,18 @@ const VERB: Readonly<Record<Decision['action'], string>> = {
   give_up: 'gave up',
 };
 
-/** The alert's detail lines: error type, diagnosis summary, the decision and its reason (DESIGN: Alerts). */
+/**
+ * The alert's detail lines: the classification explained (winner, its line, runners-up, the ordering rule: the
+ * same text as `trainwatch classify --explain`), the diagnosis summary, the decision and its reason.
+ */
 export function remediationDetails(
-  c: Pick<DetailedClassification, 'error_type' | 'signal' | 'fields'>,
+  c: Explainable,
   probe: Probe,
   decision: Decision,
   problems: readonly string[],
   nodes?: NodeFindings,
 ): string[] {
-  const fields = Object.entries(c.fields)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(', ');
-  const lines = [
-    c.error_type
-      ? `error type: ${c.error_type} (signal ${c.signal}${fields ? `; ${fields}` : ''})`
-      : 'error type: unknown (no signal matched)',
-  ];
+  const lines = explain(c);
   if (nodes) lines.push(nodes.culprit ? `culprit: ${nodes.headline}` : `nodes: ${nodes.headline}`);
   for (const s of nodes?.suspects.slice(1, 4) ?? []) lines.push(`also: ${s.label}: ${s.evidence}`);
   if (probe.ok) for (const l of probe.summary.lines.slice(0, 6)) lines.push(`diagnosis: ${l}`);

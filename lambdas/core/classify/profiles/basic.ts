@@ -2,14 +2,25 @@ import type { SignalInput } from '../schema.js';
 
 // A training log prefixes lines with ranks ("[rank3]: ", "10: ", "[1,3]<stderr>:"); a Python exception's last
 // line must still be recognised after such a prefix, and nowhere else (a message that merely names an error).
-const LINE_PREFIX = String.raw`^(?:\s*(?:\[rank\d+\]:|\[\d+(?:,\d+)?\](?:<std\w+>)?:|\d+:|\[default\d+\]:)\s*)?`;
+// Ray prefixes its workers' lines ("(RayTrainWorker pid=954, ip=10.0.0.1) "), pdsh and DeepSpeed the host's IP.
+const LINE_PREFIX = String.raw`^\s*(?:(?:\[rank\d+\]:|\[\d+(?:,\d+)?\](?:<std\w+>)?:|\d+:|\[default\d+\]:|\([\w.:-]{1,64} pid=\d+(?:, ip=[\d.]+)?\)|(?:\d{1,3}\.){3}\d{1,3}:)\s*)?`;
 const SIZE = String.raw`\d+(?:\.\d+)?\s?[KMGTP]?i?B`;
+// An Xid in every driver format: "NVRM: Xid (PCI:0000:3b:00): 79, pid=…", "Xid (0000:3b:00): 79", "Xid=69",
+// "XID error 79" (DCGM); never "Xid errors: 0" (a healthy counter).
+const XID = String.raw`\bXid\b(?:\s*\((?<pci>(?:PCI:)?[0-9A-Fa-f:.]+)\))?(?:\s+errors?)?\s*[:=]?\s*(?!0\b)`;
+// Xids that report ECC trouble: 48 double-bit error, 63/64 row remapping, 94/95 contained/uncontained ECC.
+const ECC_XIDS = '48|63|64|94|95';
+// Xids that usually follow the application's own fault (illegal access, a killed process).
+const APP_XIDS = '13|31|43|45';
+// A metric named for a loss, in any logger: loss, 'loss', val_loss, train/loss, critic/vf_loss, loss_cls.
+const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}loss[\w/.-]{0,40}['"]?`;
+const NON_FINITE = String.raw`['"]?(?:tensor\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;
 
 /** Failures every training job can hit: memory, disk, numbers, preemption, GPU hardware, Python errors. */
 export const BASIC_SIGNALS: readonly SignalInput[] = [
   {
     name: 'gpu_fallen_off_bus',
-    pattern: String.raw`(?:Xid \((?<pci>PCI:[0-9A-Fa-f:.]+)\): (?<xid>79)\b|fallen off the bus)`,
+    pattern: String.raw`${XID}(?<xid>79)\b|fallen off the bus`,
     error_type: 'gpu_xid',
     severity: 'critical',
     subsystem: 'gpu',
@@ -18,24 +29,34 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'gpu_xid',
-    // Xid 13, 31, 43 and 45 are usually the application's own fault (illegal access, a killed process).
-    pattern: String.raw`NVRM: Xid \((?<pci>PCI:[0-9A-Fa-f:.]+)\): (?<xid>(?!(?:13|31|43|45)\b)\d+)`,
+    pattern: String.raw`${XID}(?<xid>(?!(?:${APP_XIDS}|${ECC_XIDS})\b)\d+)`,
     error_type: 'gpu_xid',
     severity: 'critical',
     subsystem: 'gpu',
     priority: 98,
   },
   {
+    name: 'gpu_xid_ecc',
+    pattern: String.raw`${XID}(?<xid>${ECC_XIDS})\b`,
+    error_type: 'ecc_error',
+    severity: 'critical',
+    subsystem: 'gpu',
+    priority: 99,
+    description: 'An Xid that reports an uncorrectable ECC error or a row-remapping event',
+  },
+  {
     name: 'gpu_ecc_uncorrectable',
-    pattern: String.raw`uncorrectable ECC error|ECC error.*uncorrect|double[- ]bit ECC`,
-    error_type: 'gpu_xid',
+    pattern: String.raw`uncorrectable ECC error|ECC error[^\n]{0,300}uncorrect|double[- ]bit (?:ECC|error)|(?<![A-Za-z])DBE(?![A-Za-z])|cudaErrorECCUncorrectable|Pending Page (?:Retirement|Blacklist)\s*:\s*Yes|row[- ]?remap\w*[^\n]{0,100}(?:fail|pending)|Remapping Failure Occurred\s*:\s*Yes`,
+    // nvidia-smi -q prints the counters on healthy GPUs too: "Double Bit ECC Errors : 0".
+    unless: String.raw`:\s*(?:0|N/A|No|None)\s*$`,
+    error_type: 'ecc_error',
     severity: 'critical',
     subsystem: 'gpu',
     priority: 97,
   },
   {
     name: 'gpu_lost',
-    pattern: String.raw`\bGPU is lost\b|Unable to determine the device handle for GPU|GPU requires reset`,
+    pattern: String.raw`\bGPU is lost\b|Unable to determine the device handle for GPU|GPU requires reset|GPU reset required|uncorrectable NVLink error|RmInitAdapter failed`,
     error_type: 'gpu_xid',
     severity: 'critical',
     subsystem: 'gpu',
@@ -43,7 +64,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'gpu_xid_application',
-    pattern: String.raw`NVRM: Xid \((?<pci>PCI:[0-9A-Fa-f:.]+)\): (?<xid>13|31|43|45)\b`,
+    pattern: String.raw`${XID}(?<xid>${APP_XIDS})\b`,
     error_type: null,
     severity: 'warning',
     subsystem: 'gpu',
@@ -52,7 +73,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'spot_interruption',
-    pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|was preempted\b`,
+    pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|\b(?:is|was|been|being|got) preempted\b|^\s*Reason:\s*Evicted\b|\s\d+/\d+\s+Evicted\s|\bpod\b[^\n]{0,100}\bevicted\b|The node was low on resource`,
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',
@@ -69,7 +90,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'cuda_oom_other',
-    pattern: String.raw`CUDA error: out of memory|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation`,
+    pattern: String.raw`CUDA error: out of memory|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|\b(?:NPU|XPU|MPS backend|GPU) out of memory|OOM when allocating tensor|cuda\w*(?:Malloc|Alloc)\w*[^\n]{0,100}out of memory`,
     error_type: 'oom',
     severity: 'critical',
     subsystem: 'cuda',
@@ -94,7 +115,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'host_oom_kill',
-    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process`,
+    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory`,
     error_type: 'cpu_oom_killed',
     severity: 'critical',
     subsystem: 'host',
@@ -118,7 +139,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'sigkill',
-    pattern: String.raw`^\s*Killed\s*$|: line \d+:\s+\d+ Killed\b|exit(?:ed with)? (?:code|status)[ :=]*(?<exit_code>137)\b|exitcode\s*:\s*(?<torch_exitcode>-9)\b|Signal 9 \(SIGKILL\)|Signals\.SIGKILL|killed by signal 9\b`,
+    pattern: String.raw`^\s*Killed\s*$|: line \d+:\s+\d+ Killed\b|exit(?:ed with)? (?:code|status)[ :=]*(?<exit_code>137)\b|exitcode\s*:\s*(?<torch_exitcode>-9)\b|(?:return|exit) code\s*=\s*-9\b|Signal 9 \(SIGKILL\)|Signals\.SIGKILL|killed by signal 9\b`,
     error_type: 'cpu_oom_killed',
     severity: 'critical',
     subsystem: 'host',
@@ -127,7 +148,8 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'loss_not_finite',
-    pattern: String.raw`\bloss\b["']?\s*(?:is|=|:|of|became)?\s*(?<value>[-+]?(?:nan|inf(?:inity)?))\b`,
+    pattern: String.raw`${LOSS_KEY}\s*(?:is|=|:|of|became)?\s*${NON_FINITE}`,
+    fields: ['value'],
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
@@ -136,15 +158,25 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   {
     name: 'grad_norm_not_finite',
     // With fp16 loss scaling a nan grad norm on a skipped step is routine; only a nan loss is a failure.
-    pattern: String.raw`\bgrad(?:ient)?[ _]norm\b["']?\s*(?:is|=|:|of)?\s*(?<value>[-+]?(?:nan|inf(?:inity)?))\b`,
+    pattern: String.raw`\bgrad(?:ient)?[ _]?norm\b['"]?\s*(?:is|=|:|of)?\s*${NON_FINITE}`,
     error_type: null,
     severity: 'warning',
     subsystem: 'training',
     priority: 4,
   },
   {
+    name: 'grad_norm_not_finite_repeated',
+    // The same on three logged steps is no skipped step: the run has diverged (loss often reads 0.0 then).
+    pattern: String.raw`\bgrad(?:ient)?[ _]?norm\b['"]?\s*(?:is|=|:|of)?\s*${NON_FINITE}`,
+    min_lines: 3,
+    error_type: 'numerical_instability',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 78,
+  },
+  {
     name: 'loss_scale_minimum',
-    pattern: String.raw`Current loss scale already at minimum|Minimum loss scale reached|loss scale .*below minimum|FloatingPointError`,
+    pattern: String.raw`Current loss scale already at minimum|Minimum loss scale reached|loss scale [^\n]{0,300}below minimum|FloatingPointError|loss scale:? 1, reducing to 1\b|loss scale from 1 to 1\b|Skipped \d+ iterations in a row due to Overflow`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
@@ -152,7 +184,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nan_detected',
-    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b`,
+    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
@@ -160,7 +192,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'sigterm',
-    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: 15\b|received (?:signal )?SIGTERM|Received 15 death signal|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+`,
+    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: 15\b|received (?:signal )?SIGTERM|Received \d+ death signal|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|Caught signal SIG(?:TERM|HUP)\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted`,
     unless: String.raw`closing signal SIGTERM`,
     error_type: 'cancelled_preempted',
     severity: 'error',
@@ -170,7 +202,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   {
     name: 'cuda_runtime_error',
     // Out of memory and ECC have their own signals above and outrank this one.
-    pattern: String.raw`CUDA error: (?<cuda_error>[^\n]{1,200})|device-side assert triggered|CUDNN_STATUS_\w+|CUBLAS_STATUS_(?!ALLOC_FAILED)\w+|an illegal memory access was encountered`,
+    pattern: String.raw`CUDA error: (?<cuda_error>[^\n]{1,200})|device-side assert triggered|CUDNN_STATUS_\w+|CUBLAS_STATUS_(?!ALLOC_FAILED)\w+|an illegal memory access was encountered|\.cu:\d+:[^\n]{0,200}Assertion [^\n]{0,300}failed`,
     error_type: 'torch',
     severity: 'error',
     subsystem: 'cuda',
@@ -186,11 +218,36 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'python_exception',
-    pattern: String.raw`${LINE_PREFIX}(?<exception>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))(?::\s*(?<message>\S[^\n]{0,300}))?\s*$`,
+    pattern: String.raw`${LINE_PREFIX}(?<exception>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))(?:\([\w.]{1,100}\))?(?::\s*(?<message>\S[^\n]{0,300})[^\n]*)?\s*$`,
     error_type: 'exception',
     severity: 'error',
     subsystem: 'python',
     priority: 10,
+  },
+  {
+    name: 'cpp_exception',
+    pattern: String.raw`terminate called after throwing an instance of '(?<exception>[^'\n]{1,200})'`,
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'process',
+    priority: 12,
+  },
+  {
+    name: 'traceback',
+    // A traceback whose last line the excerpt lost still says the program raised; anything specific wins.
+    pattern: String.raw`^\s*Traceback \(most recent call last\):`,
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 5,
+  },
+  {
+    name: 'script_not_found',
+    pattern: String.raw`can't open file '[^'\n]{1,300}': \[Errno 2\]`,
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 15,
   },
   {
     name: 'segfault',

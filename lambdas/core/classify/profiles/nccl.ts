@@ -12,7 +12,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nccl_timeout',
-    pattern: String.raw`NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|timed out in blocking wait|NCCL.*timed out after`,
+    pattern: String.raw`NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|timed out in blocking wait|NCCL[^\n]{0,300}timed out after`,
     error_type: 'nccl_timeout',
     severity: 'critical',
     subsystem: 'nccl',
@@ -20,7 +20,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'process_group_timeout',
-    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo.*[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout`,
+    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo[^\n]{0,300}[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout|connect\(\) timed out|gloo[^\n]{0,300}(?:Connect timeout|[Tt]imed out)|store[ _-]based barrier[^\n]{0,300}[Tt]imed out|TCPStore[^\n]{0,300}[Tt]imed out|wait timeout after \d+\s*ms|failed to pass monitoredBarrier|rendezvous[^\n]{0,100}timed out|Timed out waiting for (?:all )?(?:workers|tasks|hosts|ranks|clients)\b`,
     error_type: 'distributed_timeout',
     severity: 'critical',
     subsystem: 'distributed',
@@ -28,12 +28,22 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nccl_error',
-    pattern: String.raw`NCCL error(?: in: [^,\s]+)?(?:,\s*(?<nccl_error>[^,]{3,80}?)(?:\s*\(run with|, NCCL version|$))?|\bnccl(?<nccl_code>SystemError|InternalError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)\b`,
+    pattern: String.raw`NCCL error(?: in: [^,\s]+)?(?:,\s*(?<nccl_error>[^,]{3,80}?)(?:\s*\(run with|, NCCL version|$))?|\bnccl(?<nccl_code>SystemError|InternalError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)\b|\bnccl\w+ failed: (?:unhandled|internal|invalid|remote)|NCCL WARN Cuda failure|NCCL WARN Call to \w+ failed|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)`,
     fields: ['nccl_error', 'nccl_code'],
     error_type: 'nccl',
     severity: 'critical',
     subsystem: 'nccl',
     priority: 45,
+  },
+  {
+    name: 'nccl_error_trace',
+    // NCCL logs the return code up its call stack ("NCCL INFO init.cc:1303 -> 2"): 1-6 are errors
+    // (unhandled cuda, system, internal, invalid argument, invalid usage, remote); 7 is only "in progress".
+    pattern: String.raw`NCCL INFO [\w/.-]{1,100}\.(?:cc|h|cpp):\d+ -> (?<nccl_code>[1-6])\b`,
+    error_type: 'nccl',
+    severity: 'error',
+    subsystem: 'nccl',
+    priority: 40,
   },
   {
     name: 'dist_backend_error',
@@ -53,7 +63,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'efa_plugin_error',
-    pattern: String.raw`NET/OFI.*(?:[Ff]ailed|Couldn't|Could not|Unable|error)|\bfi_\w+ (?:failed|returned error)`,
+    pattern: String.raw`NET/OFI[^\n]{0,300}(?:[Ff]ailed|Couldn't|Could not|Unable|error)|\bfi_\w+ (?:failed|returned error)`,
     unless: String.raw`NCCL INFO`,
     // A plugin that fails to start makes NCCL fall back to sockets: slower, not (by itself) a failure.
     error_type: null,
@@ -63,24 +73,44 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'connection_lost',
-    pattern: String.raw`Connection reset by peer|Connection refused|Connection closed by (?:remote )?peer|\bBroken pipe\b|\bECONNRESET\b|\bECONNREFUSED\b|Software caused connection abort|No route to host|Network is unreachable|NET/IB\s*:\s*Got completion from peer|transport retry counter exceeded|remote process exited or there was a network error`,
+    pattern: String.raw`Connection reset by peer|Connection refused|Connection closed by (?:remote )?peer|\bBroken pipe\b|\bECONNRESET\b|\bECONNREFUSED\b|Software caused connection abort|No route to host|Network is unreachable|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)\s*=?\s*(?:12|13)\b|transport retry counter exceeded|remote process exited or there was a network error`,
     error_type: 'communication',
     severity: 'error',
     subsystem: 'network',
+    // IB completion status 12/13 is "retry counter exceeded": the peer stopped answering (other statuses, such
+    // as 4, a local protection error, are NCCL's or the HCA's own and stay nccl).
     // Above the generic NCCL error: "NCCL error … Last error: Connection reset by peer" is a network fault,
     // and the network action (check EFA, security groups, NCCL_SOCKET_IFNAME) is the useful one.
     priority: 46,
+  },
+  {
+    name: 'efa_provider_fallback',
+    // The OFI plugin loaded but picked a provider other than EFA (tcp, sockets): NCCL runs over TCP.
+    pattern: String.raw`NET/OFI Selected [Pp]rovider is (?!efa\b)(?<provider>[\w;]+)`,
+    error_type: 'efa_fallback',
+    severity: 'warning',
+    subsystem: 'network',
+    priority: 30,
+  },
+  {
+    name: 'efa_plugin_unusable',
+    // The OFI plugin found no EFA provider (or none at all) and gave up: NCCL falls back to sockets.
+    pattern: String.raw`NET/OFI[^\n]{0,300}(?:Only EFA provider is supported|initialization failed|Couldn't find any optimal provider|fi_getinfo\(\) call failed|OFI NCCL failure)|fi_getinfo: -61\b`,
+    error_type: 'efa_fallback',
+    severity: 'warning',
+    subsystem: 'network',
+    priority: 29,
   },
   {
     name: 'nccl_socket_fallback',
     // NCCL quietly drops to TCP sockets when the OFI plugin fails to load; that is only wrong where EFA was
     // meant to be used, which the same log tells by mentioning the OFI plugin or the EFA provider.
     pattern: String.raw`NET/Socket\s*:\s*Using|Using network Socket`,
-    requires: String.raw`NET/OFI|aws-ofi-nccl|libnccl-net-ofi\.so|FI_PROVIDER=efa|provider:? efa|OFI plugin`,
-    error_type: null,
+    requires: String.raw`NET/OFI|aws-ofi-nccl|libnccl-net-ofi\.so|FI_PROVIDER["']?\s*[:=]\s*["']?efa|provider:? efa|OFI plugin`,
+    error_type: 'efa_fallback',
     severity: 'warning',
     subsystem: 'nccl',
-    priority: 2,
+    priority: 28,
     description:
       'NCCL uses TCP sockets although an EFA (OFI) plugin was expected: slow, and a sign of a broken setup',
   },

@@ -4,7 +4,7 @@ import type { SignalInput } from '../schema.js';
 export const STALL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'watchdog_stuck',
-    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|heartbeat monitor.*no heartbeat`,
+    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|failed to send a keep-alive heartbeat|heartbeat monitor[^\n]{0,300}no heartbeat`,
     error_type: 'hang',
     severity: 'critical',
     subsystem: 'nccl',
@@ -17,6 +17,54 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     severity: 'error',
     subsystem: 'training',
     priority: 35,
+  },
+  {
+    name: 'stack_in_collective',
+    // A stack dump (py-spy, gdb, faulthandler) whose frames sit in a collective or barrier: a hang. The
+    // faulthandler form "line N in f" differs from a traceback's "line N, in f", which is an error, not a hang;
+    // gdb's py-bt keeps the comma but says "most recent call first", which only dumps say.
+    pattern: String.raw`\((?:torch/distributed/distributed_c10d|deepspeed/comm/\w+)\.py:\d+\)|distributed_c10d\.py", line \d+,? in \w+|\bin (?:nccl[A-Z]\w*|c10d::ProcessGroupNCCL::\w+(?:::\w+)?)\s*\(`,
+    requires: String.raw`Thread (?:\d+|0x[0-9a-f]+) \((?:idle|active)\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
+    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error`,
+    flags: 'im',
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 34,
+  },
+  {
+    name: 'stack_in_dataloader',
+    // The same, with the frames in the DataLoader's queue or its workers: the classic DataLoader deadlock.
+    pattern: String.raw`\(torch/utils/data/(?:dataloader|_utils/\w+)\.py:\d+\)|data/dataloader\.py", line \d+ in \w+`,
+    requires: String.raw`Thread (?:\d+|0x[0-9a-f]+) \((?:idle|active)\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
+    flags: 'im',
+    error_type: 'deadlock',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 33,
+  },
+  {
+    name: 'stack_dump',
+    // Someone dumped every thread of a live process (py-spy dump, gdb "thread apply all bt", a faulthandler
+    // timeout): that is what people do to a job that stopped progressing. A crash's backtrace is not this.
+    pattern: String.raw`^\s*Thread (?:\d+|0x[0-9A-Fa-f]+) \((?:idle|active)\): "MainThread"|^\(gdb\) thread apply all bt|^Timeout \(\d+:\d\d:\d\d\)!|^Python v\d+\.\d+\.\d+ \(/`,
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 30,
+  },
+  {
+    name: 'gdb_thread_waiting',
+    // gdb attached to a live process whose innermost frame waits (a futex, a condition, a busy-wait yield):
+    // a process stuck, not a crash (a crash's backtrace says which signal killed it).
+    pattern: String.raw`^#0\s+(?:0x[0-9a-f]+ in )?(?:pthread_cond_(?:timed)?wait|__futex_abstimed_wait\w*|futex_wait\w*|do_futex_wait\w*|__lll_lock_wait\w*|sem_(?:timed)?wait|sched_yield|epoll_wait|__GI___poll|poll|select|__?nanosleep)\b`,
+    requires: String.raw`\(gdb\)`,
+    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped`,
+    flags: 'im',
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 29,
   },
   {
     name: 'deadlock',

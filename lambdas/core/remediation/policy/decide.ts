@@ -1,4 +1,4 @@
-import { NOT_RESTARTABLE } from '../../classify/errorTypes.js';
+import { NEEDS_OTHER_NODE, NOT_RESTARTABLE } from '../../classify/errorTypes.js';
 import { formatDuration } from '../../duration.js';
 import { RunState } from '../../states.js';
 import type { DiagnosisSummary } from '../diagnosis/summary.js';
@@ -34,6 +34,7 @@ export interface Decision {
 }
 
 const NON_RESTARTABLE: ReadonlySet<string> = new Set(NOT_RESTARTABLE);
+const OTHER_NODE: ReadonlySet<string> = new Set(NEEDS_OTHER_NODE);
 
 /** FAILED → crash, STALLED → stall, TIMED_OUT → timeout; other states are not failures. */
 export function modeOf(state: RunState): Mode | null {
@@ -52,6 +53,13 @@ export function ruleAllows(mp: ModePolicy, errorType: string | null): { allow: b
   // A restart would fail the same way for these: only naming them explicitly opts in, never `*` or a default.
   if (NON_RESTARTABLE.has(t))
     return { allow: false, why: `${t} is not restartable (a restart would fail the same way)` };
+  // A faulty GPU fails again on the same node: only a policy that names the type (its restart command moves
+  // the job to a new node) restarts it, never `*` or a default.
+  if (OTHER_NODE.has(t))
+    return {
+      allow: false,
+      why: `${t} needs another node (name it in restart_on if the restart command moves the job)`,
+    };
   if (t !== 'unknown' && mp.restart_on.includes('*')) return { allow: true, why: `${t} matches *` };
   return mp.default_action === 'restart'
     ? { allow: true, why: `${t} falls to the default (restart)` }

@@ -1,4 +1,4 @@
-import { NOT_RESTARTABLE } from '../../classify/errorTypes.js';
+import { NEEDS_OTHER_NODE, NOT_RESTARTABLE } from '../../classify/errorTypes.js';
 import { PolicySchema, type RestartPolicy, type RestartPolicyInput } from './schema.js';
 
 /** Transient faults of the network and the scheduler: a restart from the checkpoint usually works. */
@@ -24,15 +24,19 @@ const DEFINITIONS: readonly RestartPolicyInput[] = [
     max_restarts: 3,
     backoff: { initial_seconds: 60, factor: 2, max_seconds: 900 },
     modes: {
-      crash: { restart_on: TRANSIENT, exclude: [...NOT_RESTARTABLE, 'gpu_xid'], default_action: 'alert' },
+      crash: {
+        restart_on: TRANSIENT,
+        exclude: [...NOT_RESTARTABLE, ...NEEDS_OTHER_NODE],
+        default_action: 'alert',
+      },
       stall: {
         restart_on: ['hang', 'deadlock', 'watchdog_timeout', 'nccl_timeout', 'unknown'],
-        exclude: [...NOT_RESTARTABLE, 'gpu_xid'],
+        exclude: [...NOT_RESTARTABLE, ...NEEDS_OTHER_NODE],
         default_action: 'alert',
       },
       timeout: {
         restart_on: ['cancelled_preempted', 'communication'],
-        exclude: [...NOT_RESTARTABLE, 'gpu_xid'],
+        exclude: [...NOT_RESTARTABLE, ...NEEDS_OTHER_NODE],
         default_action: 'alert',
       },
     },
@@ -57,7 +61,7 @@ const DEFINITIONS: readonly RestartPolicyInput[] = [
     modes: {
       crash: {
         restart_on: ['cancelled_preempted', 'communication'],
-        exclude: [...NOT_RESTARTABLE, 'gpu_xid'],
+        exclude: [...NOT_RESTARTABLE, ...NEEDS_OTHER_NODE],
         default_action: 'alert',
       },
       stall: { restart_on: [], default_action: 'alert' },

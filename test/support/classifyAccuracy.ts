@@ -1,0 +1,55 @@
+import { classify, decisionOf, familyOf, type RestartDecision } from '../../lambdas/core/classify/index.js';
+import type { CorpusSet } from './corpusSplit.js';
+import type { LogFixture } from './logFixtures.js';
+
+/** What a fixture's label means: the family and the restart decision a person would take. */
+export function expectedOf(label: string): { family: string; decision: RestartDecision } {
+  const type = label === 'healthy' ? null : label;
+  return { family: familyOf(type), decision: decisionOf(type) };
+}
+
+/** Figures for one group of excerpts (a label, or all of a set). */
+export interface Tally {
+  n: number;
+  /** Same failure family as the label (memory, disk, code, collective, …; healthy for no error type). */
+  family: number;
+  /** Same decision: restart / don't restart / warn / healthy. */
+  decision: number;
+  /** Same error type exactly (stricter than family). */
+  exact: number;
+  /** Healthy excerpts that got an error type. */
+  falseAlarms: number;
+  misses: string[];
+}
+
+export interface SetReport {
+  readonly byLabel: ReadonlyMap<string, Tally>;
+  readonly all: Tally;
+}
+
+const empty = (): Tally => ({ n: 0, family: 0, decision: 0, exact: 0, falseAlarms: 0, misses: [] });
+
+/** Classifies every excerpt of one set and tallies it per label and overall. */
+export function scoreSet(fixtures: readonly (LogFixture & { set: CorpusSet })[], set: CorpusSet): SetReport {
+  const byLabel = new Map<string, Tally>();
+  const all = empty();
+  for (const f of fixtures) {
+    if (f.set !== set) continue;
+    const got = classify(f.text);
+    const want = expectedOf(f.label);
+    const t = byLabel.get(f.label) ?? empty();
+    byLabel.set(f.label, t);
+    for (const x of [t, all]) {
+      x.n++;
+      if (familyOf(got.error_type) === want.family) x.family++;
+      if (decisionOf(got.error_type, got.restartable) === want.decision) x.decision++;
+      if (got.error_type === (f.label === 'healthy' ? null : f.label)) x.exact++;
+      if (f.label === 'healthy' && got.error_type !== null) x.falseAlarms++;
+    }
+    if (got.error_type !== (f.label === 'healthy' ? null : f.label))
+      t.misses.push(`${f.name} → ${got.error_type}`);
+  }
+  return { byLabel: new Map([...byLabel].sort(([a], [b]) => a.localeCompare(b))), all };
+}
+
+export const pct = (k: number, n: number): string => (n ? `${((100 * k) / n).toFixed(1)}%` : '–');
