@@ -36,7 +36,11 @@ alive_pid() {
   [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
 }
 # Another pgrep looking for the same pattern (a second diagnosis, a person's shell) has it on its command line.
-not_pgrep() { [ "$(cat "/proc/$1/comm" 2>/dev/null)" != pgrep ]; }
+# A process that exits meanwhile has no comm left: it is not alive either.
+not_pgrep() {
+  local c
+  c=$(cat "/proc/$1/comm" 2>/dev/null) && [ -n "$c" ] && [ "$c" != pgrep ]
+}
 
 # --- the training process: PID file first, then a command-line pattern --------------------------
 alive=unknown

@@ -7,8 +7,13 @@ import { BEHAVIOURS, type RestartRequest, SimulatedInstance } from '../../local/
 import { metadata, progress, testEnvironment } from '../support/environment.js';
 
 const ENV = {
-  // aggressive restarts gpu_xid too: what happens then is the restart target's call (all refuses, head excludes).
-  TRAINWATCH_RESTART_POLICY: JSON.stringify({ extends: 'aggressive', backoff: { initial_seconds: 0 } }),
+  // gpu_xid is restarted only by a policy that names it (its restart moves the job off the broken node):
+  // whether that can happen is then the restart target's call (all refuses, head excludes the host).
+  TRAINWATCH_RESTART_POLICY: JSON.stringify({
+    extends: 'aggressive',
+    backoff: { initial_seconds: 0 },
+    modes: { crash: { restart_on: ['*', 'gpu_xid', 'unknown'], default_action: 'restart' } },
+  }),
   TRAINWATCH_DIAGNOSE_DOCUMENT: 'tw-test-diagnose',
   TRAINWATCH_RESTART_DOCUMENT: 'tw-test-restart',
 };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { NodeSummaries } from '../../lambdas/core/nodes/types.js';
 import type { CommandResult, CommandRunner } from '../../lambdas/core/ports.js';
 import { type RemediationDeps, remediate } from '../../lambdas/core/remediation/index.js';
-import { POLICY_PRESETS } from '../../lambdas/core/remediation/policy/index.js';
+import { loadPolicy } from '../../lambdas/core/remediation/policy/index.js';
 import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier, record } from '../support/fakes.js';
 
 const NOW = 1_800_000_000_000;
@@ -73,7 +73,13 @@ function world(runner: CommandRunner, job: Record<string, unknown> = {}, n = 4, 
     settings: {
       diagnoseDocument: 'diag',
       restartDocument: 'restart',
-      policy: POLICY_PRESETS.get('aggressive')!,
+      // Names gpu_xid: whether the job can be moved off the broken node is then the restart target's call.
+      policy: loadPolicy(
+        JSON.stringify({
+          extends: 'aggressive',
+          modes: { timeout: { restart_on: ['*', 'gpu_xid', 'unknown'], default_action: 'restart' } },
+        }),
+      ),
       profile: 'production',
       commands: { '*': { command: '/opt/train/resume.sh', ...job } },
     },
