@@ -1,4 +1,5 @@
 import { type AwsClients, awsClients } from './adapters/clients.js';
+import { DynamoOncallStore } from './adapters/dynamoOncallStore.js';
 import { DynamoStateStore } from './adapters/dynamoStateStore.js';
 import { buildNotifiers } from './adapters/notifiers.js';
 import { S3RunStore } from './adapters/s3RunStore.js';
@@ -13,6 +14,8 @@ export interface App {
   readonly clients: AwsClients;
   readonly runs: S3RunStore;
   readonly states: DynamoStateStore;
+  /** Silences, acknowledgements and grouped alerts (on-call lifecycle). */
+  readonly oncall: DynamoOncallStore;
   readonly deps: CheckDeps & { readonly concurrency: number };
 }
 
@@ -33,12 +36,14 @@ export function createApp(env: Readonly<Record<string, string | undefined>>, cli
   const c = clients ?? awsClients({ region: config.region, endpoint: config.endpoint });
   const runs = new S3RunStore(config.bucket, config.prefix, c.s3);
   const states = new DynamoStateStore(config.table, c.ddb, config.historyTtlDays);
+  const oncall = new DynamoOncallStore(config.table, c.ddb, config.historyTtlDays);
   const notifiers = buildNotifiers(config, { sns: c.sns, ssm: c.ssm, events: c.events });
   return {
     config,
     clients: c,
     runs,
     states,
+    oncall,
     deps: {
       runs,
       states,
@@ -48,6 +53,7 @@ export function createApp(env: Readonly<Record<string, string | undefined>>, cli
       links: { bucket: config.bucket, prefix: config.prefix, region: config.region },
       remindEveryMs: config.remindEveryMs,
       concurrency: config.concurrency,
+      oncall: { silences: oncall, groups: oncall, groupMin: config.groupMin },
     },
   };
 }

@@ -20,6 +20,15 @@ export interface Config {
   readonly concurrency: number;
   readonly region: string;
   readonly endpoint?: string;
+  // setting: moves to the registry (on-call lifecycle, TRAINWATCH_GROUP_MIN)
+  /** Same-kind unhealthy transitions in one sweep that make one grouped Slack/SNS alert; 0: never group. */
+  readonly groupMin: number;
+  // setting: moves to the registry (TRAINWATCH_PAGERDUTY_ROUTING_KEY, local mode and tests)
+  readonly pagerDutyRoutingKey?: string;
+  // setting: moves to the registry (TRAINWATCH_PAGERDUTY_ROUTING_KEY_PARAM, an SSM SecureString name)
+  readonly pagerDutyRoutingKeyParam?: string;
+  // setting: moves to the registry (TRAINWATCH_PAGERDUTY_URL, the Events API v2 endpoint; tests)
+  readonly pagerDutyUrl?: string;
   /** Diagnosis and restart settings (TRAINWATCH_RESTART_POLICY, _RESTART_COMMANDS, _PROFILE, …). */
   readonly remediation: RemediationConfig;
 }
@@ -94,6 +103,12 @@ export function loadConfig(env: Env): Config {
       name: 'TRAINWATCH_SLACK_WEBHOOK_URL',
     });
   const remind = optional(env, 'TRAINWATCH_REMIND_EVERY');
+  // setting: moves to the registry
+  const pagerDutyUrl = optional(env, 'TRAINWATCH_PAGERDUTY_URL');
+  if (pagerDutyUrl && !/^https?:\/\/\S+$/.test(pagerDutyUrl))
+    throw new ConfigError('TRAINWATCH_PAGERDUTY_URL is not an http(s) URL', {
+      name: 'TRAINWATCH_PAGERDUTY_URL',
+    });
   return {
     bucket: required(env, 'TRAINWATCH_BUCKET'),
     prefix,
@@ -114,5 +129,10 @@ export function loadConfig(env: Env): Config {
     region: optional(env, 'AWS_REGION') ?? optional(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
     endpoint: optional(env, 'AWS_ENDPOINT_URL'),
     remediation: loadRemediationConfig(env),
+    // setting: moves to the registry (the four on-call settings)
+    groupMin: int(env, 'TRAINWATCH_GROUP_MIN', 3, 0, 1000),
+    pagerDutyRoutingKey: optional(env, 'TRAINWATCH_PAGERDUTY_ROUTING_KEY'),
+    pagerDutyRoutingKeyParam: optional(env, 'TRAINWATCH_PAGERDUTY_ROUTING_KEY_PARAM'),
+    pagerDutyUrl,
   };
 }

@@ -4,6 +4,8 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import type { Config } from '../config.js';
 import type { Notifier } from '../core/ports.js';
 import { EventBridgeNotifier } from './eventBridgeNotifier.js';
+import { PagerDutyNotifier } from './pagerDutyNotifier.js';
+import { pagerDutyRoutingKey } from './pagerDutyRoutingKey.js';
 import { SlackNotifier, type SlackNotifierOptions } from './slackNotifier.js';
 import { slackWebhookUrl } from './slackWebhookUrl.js';
 import { SnsNotifier } from './snsNotifier.js';
@@ -15,7 +17,7 @@ export interface NotifierClients {
   readonly events?: EventBridgeClient;
 }
 
-/** The channels the configuration asks for: Slack and SNS when set, EventBridge always. */
+/** The channels the configuration asks for: Slack, SNS and PagerDuty when set, EventBridge always. */
 export function buildNotifiers(
   config: Config,
   clients: NotifierClients = {},
@@ -32,6 +34,15 @@ export function buildNotifiers(
   if (slackUrl) notifiers.push(new SlackNotifier(slackUrl, slack));
 
   if (config.topicArn) notifiers.push(new SnsNotifier(config.topicArn, clients.sns ?? new SNSClient(sdk)));
+
+  // on-call lifecycle: PagerDuty when a routing key (or its SSM parameter) is configured
+  const pdKey = pagerDutyRoutingKey(
+    { key: config.pagerDutyRoutingKey, param: config.pagerDutyRoutingKeyParam },
+    config.pagerDutyRoutingKeyParam && !config.pagerDutyRoutingKey
+      ? (clients.ssm ?? new SSMClient(sdk))
+      : undefined,
+  );
+  if (pdKey) notifiers.push(new PagerDutyNotifier(pdKey, { url: config.pagerDutyUrl }));
 
   notifiers.push(new EventBridgeNotifier(config.eventBus, clients.events ?? new EventBridgeClient(sdk)));
   return notifiers;

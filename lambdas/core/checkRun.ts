@@ -4,6 +4,7 @@ import { type DeliverOptions, deliver } from './deliver.js';
 import { assess, type Verdict } from './evaluate.js';
 import type { RunFiles } from './listing.js';
 import { type Classifier, newRecord, observe, type Reads } from './observe.js';
+import { holdForGroup, type Oncall, remindersHeld, routeTransition } from './oncall/index.js';
 import { isDue, LEASE_MS, openEntry, settle } from './outbox.js';
 import { planReads } from './plan.js';
 import type { Notifier, RunStore, StateStore } from './ports.js';
@@ -22,6 +23,8 @@ export interface CheckDeps {
   readonly links: Links;
   readonly remindEveryMs?: number;
   readonly deliverOptions?: DeliverOptions;
+  /** Silences, acknowledgements and grouping (lambdas/core/oncall); absent: none of them. */
+  readonly oncall?: Oncall;
 }
 
 /** What happened to one run in one check. */
@@ -67,11 +70,16 @@ async function send(
   runId: string,
   entry: OutboxEntry,
   now: number,
+  deferred: readonly string[] = [],
 ): Promise<{ delivered: number; failed: number }> {
-  const notifiers = deps.notifiers.filter((n) => entry.pending.includes(n.channel));
+  const notifiers = deps.notifiers.filter(
+    (n) => entry.pending.includes(n.channel) && !deferred.includes(n.channel),
+  );
   const round = await deliver(entry.alert, notifiers, deps.deliverOptions);
   const settled = settle(entry, round, now);
-  await deps.states.settleOutbox(runId, entry.alert.id, settled.entry, settled.gaveUp, now);
+  // on-call hook: channels deferred for grouping stay pending, under this sweep's lease
+  const kept = holdForGroup(deps.oncall, runId, entry, settled.entry, deferred);
+  await deps.states.settleOutbox(runId, entry.alert.id, kept, settled.gaveUp, now);
   return { delivered: round.delivered.length, failed: round.failed.length };
 }
 
@@ -160,18 +168,25 @@ async function transition(
     updatedAt: now,
   };
   let entry: OutboxEntry | undefined;
+  let deferred: readonly string[] = [];
   if (alerting) {
-    const alert: Alert = buildAlert(next, {
+    const built: Alert = buildAlert(next, {
       kind: 'transition',
       previousState: from,
       now,
       links: deps.links,
     });
-    entry = openEntry(
-      alert,
+    // on-call hook: a silence holds people's channels; grouping defers Slack/SNS to the sweep's end
+    const route = await routeTransition(
+      deps.oncall,
+      next,
+      built,
       deps.notifiers.map((n) => n.channel),
       now,
     );
+    const alert = route.alert;
+    deferred = route.deferred;
+    entry = openEntry(alert, route.channels, now);
     next = { ...next, outbox: { ...next.outbox, [alert.id]: entry }, lastAlertAt: now };
   }
   const flip = {
@@ -185,7 +200,7 @@ async function transition(
     errorType: next.errorType,
   };
   if (!(await deps.states.transition(next, flip, base.version))) return outcome(base, { conflict: true });
-  const sent = entry ? await send(deps, next.runId, entry, now) : { delivered: 0, failed: 0 };
+  const sent = entry ? await send(deps, next.runId, entry, now, deferred) : { delivered: 0, failed: 0 };
   return outcome(next, { from, transitioned: true, wrote: true, ...sent });
 }
 
@@ -208,7 +223,9 @@ async function maintain(
   const remind =
     deps.remindEveryMs !== undefined &&
     UNHEALTHY.has(base.state) &&
-    now - (base.lastAlertAt ?? base.since) >= deps.remindEveryMs;
+    now - (base.lastAlertAt ?? base.since) >= deps.remindEveryMs &&
+    // on-call hook: no reminder while acknowledged (until the next transition) or silenced
+    !(await remindersHeld(deps.oncall, known, now));
   if (remind) {
     const reminded: RunRecord = {
       ...next,

@@ -79,6 +79,8 @@ function knownMetadata(v: Metadata): KnownMetadata {
     profile: v.profile,
     logPath: v.log_path,
     checkpointDir: v.checkpoint_dir,
+    // on-call lifecycle: a run under planned maintenance pages nobody while the flag is set
+    ...(v.maintenance === true ? { maintenance: true } : {}),
   };
 }
 

@@ -13,6 +13,8 @@ export interface KnownMetadata {
   readonly profile?: string;
   readonly logPath?: string;
   readonly checkpointDir?: string;
+  /** `"maintenance": true` in metadata.json: alerts to people are held while set (on-call lifecycle). */
+  readonly maintenance?: boolean;
 }
 
 /** An alert waiting for (or retrying) delivery on some channels. */
@@ -74,6 +76,8 @@ export interface RunRecord {
   readonly restartIssuedAt?: number;
   /** Remediation's memory of the run: restarts, best step per attempt, last diagnosis and decision. */
   readonly remediation?: import('./remediationState.js').RemediationState;
+  /** `trainwatch ack`: reminders stop until the next transition (see oncall/ack.ts). */
+  readonly ack?: import('./oncall/ack.js').Acknowledgement;
 }
 
 /** A transition, appended to the run's history. */
