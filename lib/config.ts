@@ -82,6 +82,18 @@ export const TrainwatchConfigSchema = z.strictObject({
       message: 'no alert channel: add an address to alerts.emails or set alerts.slackWebhookParameter',
       path: ['emails'],
     }),
+  // setting: moves to the registry (on-call lifecycle: PagerDuty channel and grouping)
+  pagerduty: z
+    .strictObject({
+      /** Name of the SSM SecureString holding the Events API v2 routing key; unset: no PagerDuty. */
+      routingKeyParameter: z
+        .string()
+        .regex(/^[A-Za-z0-9_.\-/]+$/, 'is not an SSM parameter name')
+        .optional(),
+    })
+    .prefault({}),
+  // setting: moves to the registry (TRAINWATCH_GROUP_MIN; 0: never group)
+  groupMin: z.number().int().min(0).max(1000).default(3),
   profile: z
     .union([
       z

@@ -18,6 +18,9 @@ export interface CommonEnv {
   readonly topicArn: string;
   readonly eventBus: string;
   readonly slackWebhookParam?: string;
+  /** setting: moves to the registry (on-call lifecycle) */
+  readonly pagerDutyRoutingKeyParam?: string;
+  readonly groupMin?: number;
   readonly staleAfter: Duration;
   readonly stallAfter: Duration;
   readonly startupGrace: Duration;
@@ -49,6 +52,9 @@ export function commonEnvironment(e: CommonEnv): Record<string, string> {
     POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
   };
   if (e.slackWebhookParam) env.TRAINWATCH_SLACK_WEBHOOK_PARAM = e.slackWebhookParam;
+  // setting: moves to the registry (on-call lifecycle)
+  if (e.pagerDutyRoutingKeyParam) env.TRAINWATCH_PAGERDUTY_ROUTING_KEY_PARAM = e.pagerDutyRoutingKeyParam;
+  if (e.groupMin !== undefined) env.TRAINWATCH_GROUP_MIN = String(e.groupMin);
   if (e.remindEvery) env.TRAINWATCH_REMIND_EVERY = envDuration(e.remindEvery);
   return env;
 }

@@ -18,6 +18,8 @@ export interface RunResources {
   readonly bus: events.IEventBus;
   readonly slackParameterName?: string;
   readonly slackKey?: kms.IKey;
+  /** The SSM SecureString of the PagerDuty routing key (on-call lifecycle). */
+  readonly pagerDutyParameterName?: string;
 }
 
 const PER_RUN_KEYS =
@@ -104,6 +106,18 @@ export function grantWatchdog(role: iam.Role, r: RunResources): void {
         }),
       );
   }
+}
+
+/** Reads the PagerDuty routing key: that one parameter only (the aws/ssm key decrypts it via SSM). */
+export function grantPagerDutyKey(role: iam.IRole, r: RunResources): void {
+  if (!r.pagerDutyParameterName) return;
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadPagerDutyRoutingKey',
+      actions: ['ssm:GetParameter'],
+      resources: [parameterArn(role, r.pagerDutyParameterName)],
+    }),
+  );
 }
 
 /** What remediation adds: run SSM documents on tagged instances, read their output, archive `_error`. */

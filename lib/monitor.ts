@@ -15,8 +15,15 @@ import { createDashboard } from './dashboard.js';
 import { DEFAULTS } from './defaults.js';
 import { commonEnvironment, remediationEnvironment } from './environment.js';
 import { WatchdogFunction } from './functions.js';
-import { createWriterPolicy, grantRemediation, grantWatchdog, type RunResources } from './grants.js';
+import {
+  createWriterPolicy,
+  grantPagerDutyKey,
+  grantRemediation,
+  grantWatchdog,
+  type RunResources,
+} from './grants.js';
 import { acknowledge } from './nag.js';
+import { createOnCallPolicy } from './onCallPolicy.js';
 import type { TrainingRunMonitorProps } from './props.js';
 import { RemediationDocuments, remediationRule } from './remediation.js';
 import { type ResolvedProps, resolveProps } from './resolve.js';
@@ -46,6 +53,8 @@ export class TrainingRunMonitor extends Construct {
   readonly documents?: RemediationDocuments;
   /** Attach to the training instances' role: write heartbeats (and SSM output) under the prefixes only. */
   readonly writerPolicy: iam.ManagedPolicy;
+  /** Attach to on-call people: `trainwatch ack`, `silence`, `unsilence` (their items only) and `status`. */
+  readonly onCallPolicy: iam.ManagedPolicy;
   readonly alarms: cloudwatch.Alarm[];
   readonly dashboard: cloudwatch.Dashboard;
 
@@ -77,6 +86,7 @@ export class TrainingRunMonitor extends Construct {
       bus: this.eventBus,
       slackParameterName: s.slackWebhookParameterName,
       slackKey: props.slackWebhookKey,
+      pagerDutyParameterName: s.pagerDutyRoutingKeyParameterName,
     };
     const environment = commonEnvironment({
       bucket: this.bucket.bucketName,
@@ -85,6 +95,8 @@ export class TrainingRunMonitor extends Construct {
       topicArn: this.topic.topicArn,
       eventBus: this.eventBus.eventBusName,
       slackWebhookParam: s.slackWebhookParameterName,
+      pagerDutyRoutingKeyParam: s.pagerDutyRoutingKeyParameterName,
+      groupMin: s.groupMin,
       staleAfter: s.staleAfter,
       stallAfter: s.stallAfter,
       startupGrace: s.startupGrace,
@@ -113,6 +125,7 @@ export class TrainingRunMonitor extends Construct {
       maxEventAge: Duration.seconds(Math.max(60, s.schedule.toSeconds())),
     });
     grantWatchdog(this.sweep.role, resources);
+    grantPagerDutyKey(this.sweep.role, resources); // on-call lifecycle
     new events.Rule(this, 'SweepSchedule', {
       description: `trainwatch: sweep every ${s.schedule.toHumanString()}`,
       schedule: events.Schedule.rate(s.schedule),
@@ -134,6 +147,7 @@ export class TrainingRunMonitor extends Construct {
       retryAttempts: 2,
     });
     grantWatchdog(this.sentinel.role, resources);
+    grantPagerDutyKey(this.sentinel.role, resources); // on-call lifecycle
     new events.Rule(this, 'SentinelRule', {
       description: `trainwatch: a run under ${s.prefix}/ wrote _error or _complete`,
       eventPattern: EventRules.sentinel(this.bucket.bucketName, s.prefix),
@@ -185,6 +199,8 @@ export class TrainingRunMonitor extends Construct {
       prefix: s.prefix,
       ssmOutputPrefix: s.remediation.enabled ? s.remediation.ssmOutputPrefix : undefined,
     });
+
+    this.onCallPolicy = createOnCallPolicy(this, this.table);
 
     const watchdogAlarms = new WatchdogAlarms(this, 'Alarms', {
       sweep: this.sweep.function,

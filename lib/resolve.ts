@@ -15,6 +15,8 @@ export interface ResolvedProps {
   readonly phaseStaleAfter: Readonly<Record<string, Duration>>;
   readonly remindEvery?: Duration;
   readonly slackWebhookParameterName?: string;
+  readonly pagerDutyRoutingKeyParameterName?: string;
+  readonly groupMin: number;
   readonly alertEmails: readonly string[];
   /** A built-in profile name, or a custom profile as JSON. */
   readonly profile: string;
@@ -125,6 +127,9 @@ export function resolveProps(props: TrainingRunMonitorProps): ResolvedProps {
   const slack = props.slackWebhookParameterName ?? DEFAULTS.slackWebhookParameterName;
   if (slack && !/^[A-Za-z0-9_.\-/]+$/.test(slack))
     fail('slackWebhookParameterName', `${JSON.stringify(slack)} is not an SSM parameter name`);
+  const pagerDuty = props.pagerDutyRoutingKeyParameterName;
+  if (pagerDuty !== undefined && !/^[A-Za-z0-9_.\-/]+$/.test(pagerDuty))
+    fail('pagerDutyRoutingKeyParameterName', `${JSON.stringify(pagerDuty)} is not an SSM parameter name`);
   const runRetention = props.runRetention ?? Duration.days(DEFAULTS.runRetentionDays);
   const historyTtl = props.historyTtl ?? Duration.days(DEFAULTS.historyTtlDays);
   const prefix = keyPrefix('prefix', props.prefix ?? DEFAULTS.prefix);
@@ -147,6 +152,8 @@ export function resolveProps(props: TrainingRunMonitorProps): ResolvedProps {
     phaseStaleAfter,
     remindEvery: t.remindEvery,
     slackWebhookParameterName: slack || undefined,
+    pagerDutyRoutingKeyParameterName: pagerDuty || undefined,
+    groupMin: intIn('groupMin', props.groupMin, 3, 0, 1000),
     alertEmails: emails,
     profile,
     remediation: {

@@ -34,6 +34,9 @@ export function monitorProps(scope: Construct, c: TrainwatchConfig): TrainingRun
       ? kms.Key.fromKeyArn(scope, 'SlackWebhookKey', c.alerts.slackWebhookKeyArn)
       : undefined,
     alertEmails: c.alerts.emails,
+    // setting: moves to the registry (on-call lifecycle)
+    pagerDutyRoutingKeyParameterName: c.pagerduty.routingKeyParameter,
+    groupMin: c.groupMin,
     alarmTopic: c.alerts.alarmTopicArn
       ? sns.Topic.fromTopicArn(scope, 'AlarmTopic', c.alerts.alarmTopicArn)
       : undefined,
@@ -81,6 +84,17 @@ export class TrainwatchStack extends Stack {
     out('BucketName', m.bucket.bucketName, 'Heartbeat bucket: training scripts write under the prefix');
     out('Prefix', m.settings.prefix, 'Key prefix of the runs: s3://{bucket}/{prefix}/{run_id}/');
     out('WriterPolicyArn', m.writerPolicy.managedPolicyArn, 'Attach to the training instance role');
+    out(
+      'OnCallPolicyArn',
+      m.onCallPolicy.managedPolicyArn,
+      'Attach to on-call people: trainwatch ack, silence',
+    );
+    if (m.settings.pagerDutyRoutingKeyParameterName)
+      out(
+        'PagerDutyRoutingKeyParameter',
+        m.settings.pagerDutyRoutingKeyParameterName,
+        'Put the PagerDuty Events API v2 routing key here (SecureString)',
+      );
     out('AlertTopicArn', m.topic.topicArn, 'Subscribe more endpoints here');
     out('EventBusName', m.eventBus.eventBusName, 'Training Run State Change events');
     out('StateTableName', m.table.tableName, 'Run state and history');

@@ -30,6 +30,8 @@ export class PagerDutyNotifier implements Notifier {
   ) {}
 
   async notify(alert: Alert): Promise<void> {
+    // Most alert kinds make no event (reminders, diagnoses): read the secret only when one is due.
+    if (pagerDutyEvents(alert, '').length === 0) return;
     const events = pagerDutyEvents(alert, await this.routingKey());
     for (const event of events) await this.post(event);
   }

@@ -316,6 +316,7 @@ describe('outputs', () => {
         'DeadLetterQueueUrl',
         'EventBusName',
         'ManagedInstanceTag',
+        'OnCallPolicyArn',
         'Prefix',
         'RemediateLogGroup',
         'SentinelLogGroup',
