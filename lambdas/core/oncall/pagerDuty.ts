@@ -73,7 +73,12 @@ function trigger(alert: Alert, key: string, dedup: string): PagerDutyEvent {
     event_action: 'trigger',
     dedup_key: dedup,
     payload: {
-      summary: clip(`[trainwatch] ${alert.runId} ${alert.state}: ${alert.reason.split('\n')[0]}`, 1024),
+      summary: clip(
+        alert.kind === 'summary'
+          ? `[trainwatch] ${alert.reason}`
+          : `[trainwatch] ${alert.runId} ${alert.state}: ${alert.reason.split('\n')[0]}`,
+        1024,
+      ),
       source: alert.instanceId ?? `trainwatch/${alert.runId}`,
       severity:
         alert.kind === 'summary'
