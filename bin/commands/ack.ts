@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { type App, createApp } from '../../lambdas/app.js';
 import { ConfigError } from '../../lambdas/core/errors.js';
-import { ALL_CHANNELS, acknowledge, ackProblem } from '../../lambdas/core/oncall/index.js';
+import { ALL_CHANNELS, ackLine, acknowledge, ackProblem } from '../../lambdas/core/oncall/index.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
 import type { Flip, OutboxEntry } from '../../lambdas/core/record.js';
 import { byFrom, nowFrom, textFrom } from './oncallArgs.js';
@@ -27,7 +27,7 @@ export async function ackRun(
     runId,
     from: r.state,
     to: r.state,
-    reason: alert.reason,
+    reason: ackLine(by, note),
     at: now,
     attempt: r.attempt,
     version: r.version + 1,

@@ -24,6 +24,8 @@ import {
 } from '../../lambdas/core/oncall/index.js';
 import { openEntry } from '../../lambdas/core/outbox.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
+import { slackMessage } from '../../lambdas/core/render/slack.js';
+import { snsMessage } from '../../lambdas/core/render/text.js';
 import { type RunState, UNHEALTHY } from '../../lambdas/core/states.js';
 import { record } from '../support/fakes.js';
 
@@ -110,7 +112,7 @@ describe('partition', () => {
   });
 
   it('writes the grouped alert people read', () => {
-    const g = groupAlert([timedOut('a-1', 11), timedOut('a-2', 12), timedOut('a-3', 11)], NOW);
+    const g = groupAlert([timedOut('a-1', 11), timedOut('a-2', 12), timedOut('a-3', 11)], NOW, LINKS);
     expect(g.kind).toBe('group');
     expect(g.id).toBe('group:a-1:2:transition');
     expect(g.reason).toBe(
@@ -174,7 +176,7 @@ describe('acknowledgements', () => {
     expect(alert).toMatchObject({
       id: 'a:5:acknowledgement',
       kind: 'acknowledgement',
-      reason: 'acknowledged by ana: on it',
+      reason: 'on it',
       acknowledgedBy: 'ana',
     });
   });
@@ -327,5 +329,40 @@ describe('PagerDuty events', () => {
     [503, false],
   ])('HTTP %i is permanent: %s', (status, permanent) => {
     expect(pagerDutyError(status, '').permanent).toBe(permanent);
+  });
+});
+
+describe('on-call messages', () => {
+  const timedOut = (id: string) => alertOf(id, 'TIMED_OUT', 'no heartbeat for 11m');
+  const group = groupAlert(['a-1', 'a-2', 'a-3'].map(timedOut), NOW, LINKS);
+
+  it('renders a grouped alert on Slack with the runs listed, prefix links and no single run facts', () => {
+    const { text, blocks } = slackMessage(group);
+    expect(text).toBe(`:alarm_clock: 3 runs TIMED_OUT in one sweep: ${group.reason}`);
+    const json = JSON.stringify(blocks);
+    expect(json).toContain('• a-1 — TIMED_OUT: no heartbeat for 11m\\n• a-2');
+    expect(json).not.toContain('"fields"');
+    expect(group.s3Uri).toBe('s3://b/training-runs/');
+  });
+
+  it('renders a grouped alert and a silence summary for SNS', () => {
+    expect(snsMessage(group).subject).toBe('[trainwatch] 3 runs TIMED_OUT in one sweep');
+    expect(snsMessage(group).body).toContain('Runs:\n- a-1 — TIMED_OUT: no heartbeat for 11m');
+    const s = silence({ endsAt: NOW - M, removedAt: NOW - M, removedBy: 'bo' });
+    const summary = summaryAlert(s, [record({ runId: 'x', state: 'FAILED', reason: 'boom' })], NOW, LINKS);
+    expect(snsMessage(summary).subject).toBe('[trainwatch] Silence s-00000001 over: 1 still unhealthy');
+    expect(summary.reason).toContain('was removed by bo: 1 run still unhealthy: x (FAILED)');
+  });
+
+  it('renders an acknowledgement with who and the note', () => {
+    const { alert } = acknowledge(
+      record({ runId: 'r', state: 'STALLED', reason: 'x' }),
+      'ana',
+      'on it',
+      NOW,
+      LINKS,
+    );
+    expect(slackMessage(alert).text).toBe(':snail: r (STALLED) acknowledged by ana: on it');
+    expect(snsMessage(alert).subject).toBe('[trainwatch] r (STALLED) acknowledged by ana');
   });
 });

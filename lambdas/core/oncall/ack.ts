@@ -28,6 +28,11 @@ export function ackProblem(r: RunRecord | undefined, runId: string): string | un
   return undefined;
 }
 
+/** The history line of an acknowledgement. */
+export function ackLine(by: string, note?: string): string {
+  return `acknowledged by ${by}${note ? `: ${note}` : ''}`;
+}
+
 /** The acknowledgement and its announcement, for the run as read (`r.version` is the version it had). */
 export function acknowledge(
   r: RunRecord,
@@ -45,7 +50,8 @@ export function acknowledge(
     ack,
     alert: {
       ...alert,
-      reason: `acknowledged by ${by}${note ? `: ${note}` : ''}`,
+      // The headline already says who; the body carries their note.
+      reason: note ?? 'no note given',
       acknowledgedBy: by,
       ...(note ? { note } : {}),
     },

@@ -63,7 +63,7 @@ export async function finishGroups(d: FinishDeps, now: number): Promise<FinishRe
   for (const members of groups) {
     const alerts: Alert[] = members.map((m) => m.entry.alert);
     const channels = d.notifiers.map((n) => n.channel).filter((c) => GROUPED_CHANNELS.includes(c));
-    const group = openEntry(groupAlert(alerts, now), channels, now);
+    const group = openEntry(groupAlert(alerts, now, d.links), channels, now);
     const claims: GroupMember[] = members.map((m) => ({
       runId: m.runId,
       alertId: m.entry.alert.id,

@@ -1,5 +1,7 @@
 import type { Alert, ListedRun } from '../alert.js';
+import type { Links } from '../alerts.js';
 import { type RunState, UNHEALTHY } from '../states.js';
+import { prefixLinks } from './links.js';
 
 /** DynamoDB takes at most 100 items per transaction: one group claims at most this many runs. */
 export const MAX_GROUP = 99;
@@ -70,7 +72,7 @@ export function runList(ids: readonly string[], shown = 10): string {
 }
 
 /** One alert standing for `members` (same state and class), carried by the first run's outbox. */
-export function groupAlert(members: readonly Alert[], now: number): Alert {
+export function groupAlert(members: readonly Alert[], now: number, links: Links): Alert {
   const first = members[0]!;
   const ids = members.map((m) => m.runId);
   const cause = SHARED_CAUSE[first.state] ?? 'a shared dependency';
@@ -88,7 +90,8 @@ export function groupAlert(members: readonly Alert[], now: number): Alert {
     loss: undefined,
     etaMs: undefined,
     durationMs: undefined,
-    lastLogLine: first.lastLogLine,
+    lastLogLine: undefined,
+    ...prefixLinks(links),
     details: [`Each run has its own alert on EventBridge and in its history; follow-ups stay per run.`],
     runs: members.map(listed),
   };

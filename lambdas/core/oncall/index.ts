@@ -1,4 +1,4 @@
-export { type Acknowledgement, acknowledge, ackProblem, currentAck } from './ack.js';
+export { type Acknowledgement, ackLine, acknowledge, ackProblem, currentAck } from './ack.js';
 export { type FinishDeps, type FinishReport, finishGroups, finishSilences } from './finish.js';
 export { groupAlert, groupKey, MAX_GROUP, partition, reasonClass, runList } from './group.js';
 export { dedupKey, type PagerDutyEvent, pagerDutyEvents, pagerDutySeverity } from './pagerDuty.js';

@@ -3,6 +3,7 @@ import type { Links } from '../alerts.js';
 import type { RunRecord } from '../record.js';
 import { RunState } from '../states.js';
 import { runList } from './group.js';
+import { prefixLinks } from './links.js';
 import { describeScope, type Silence } from './silence.js';
 
 const WORST: readonly RunState[] = [RunState.FAILED, RunState.TIMED_OUT, RunState.STALLED, RunState.WARNING];
@@ -23,7 +24,6 @@ export function summaryAlert(s: Silence, runs: readonly RunRecord[], now: number
   const state = WORST.find((w) => runs.some((r) => r.state === w)) ?? first.state;
   const ended = s.removedAt !== undefined ? `was removed by ${s.removedBy ?? 'someone'}` : 'ended';
   const ids = runs.map((r) => `${r.runId} (${r.state})`);
-  const path = links.prefix ? `${links.prefix}/` : '';
   return {
     id: `silence:${s.id}:summary`,
     kind: 'summary',
@@ -36,8 +36,7 @@ export function summaryAlert(s: Silence, runs: readonly RunRecord[], now: number
     attempt: first.attempt,
     errorType: undefined,
     jobName: s.scope.kind === 'job' ? s.scope.jobName : undefined,
-    s3Uri: `s3://${links.bucket}/${path}`,
-    consoleUrl: `https://s3.console.aws.amazon.com/s3/buckets/${encodeURIComponent(links.bucket)}?region=${links.region}&prefix=${encodeURIComponent(path)}`,
+    ...prefixLinks(links),
     runs: runs.map(listed),
     silence: { id: s.id, reason: s.reason, by: s.by, scope: describeScope(s.scope) },
   };

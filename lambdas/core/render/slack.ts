@@ -74,13 +74,12 @@ export function slackMessage(alert: Alert): { text: string; blocks: unknown[] } 
     section(`*Action:* ${mrkdwn(alert.action, SLACK_LIMITS.sectionText - 12)}`),
   ];
 
-  const fields = alertFields(alert)
-    .slice(0, SLACK_LIMITS.fields)
-    .map((f) => {
-      const label = `*${f.label}*\n`;
-      const room = SLACK_LIMITS.fieldText - label.length;
-      return { type: 'mrkdwn', text: label + (f.code ? code(f.value, room) : mrkdwn(f.value, room)) };
-    });
+  // on-call lifecycle: a grouped alert or a summary lists its runs instead of one run's facts
+  const fields = (alert.runs ? [] : alertFields(alert)).slice(0, SLACK_LIMITS.fields).map((f) => {
+    const label = `*${f.label}*\n`;
+    const room = SLACK_LIMITS.fieldText - label.length;
+    return { type: 'mrkdwn', text: label + (f.code ? code(f.value, room) : mrkdwn(f.value, room)) };
+  });
   if (fields.length > 0) blocks.push({ type: 'section', fields });
 
   // on-call lifecycle: the runs a grouped alert or a silence summary stands for

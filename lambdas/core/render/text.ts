@@ -65,8 +65,8 @@ export function snsMessage(alert: Alert): { subject: string; body: string } {
     '',
   ];
 
-  const fields = alertFields(alert);
-  const width = Math.max(...fields.map((f) => f.label.length)) + 2;
+  const fields = alert.runs ? [] : alertFields(alert); // on-call: the listed runs instead
+  const width = Math.max(2, ...fields.map((f) => f.label.length)) + 2;
   for (const f of fields) lines.push(`${`${f.label}:`.padEnd(width)}${f.value}`);
   if (Number.isFinite(alert.at)) lines.push(`${'At:'.padEnd(width)}${new Date(alert.at).toISOString()}`);
 
