@@ -27,8 +27,10 @@ export interface FaultOptions {
   readonly refuse: number;
   /** Share of requests whose answer is lost. */
   readonly lose: number;
-  /** Never more faults than this in a row for the same request (so a caller's retries get through). @default 2 */
+  /** Never more faults than this in a row for one kind of request (so a caller's retries get through). @default 2 */
   readonly maxInARow?: number;
+  /** S3 path-style requests: the first path segment is the (random) bucket name; leave it out of the key. */
+  readonly stripFirstSegment?: boolean;
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -37,7 +39,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** A number in [0, 1) from the seed and the request: the same requests meet the same faults, whatever their order. */
+/** A number in [0, 1) from the seed, the kind of request and how many of that kind came before. */
 function draw(seed: number, key: string): number {
   return createHash('sha256').update(`${seed}\n${key}`).digest().readUInt32BE(0) / 2 ** 32;
 }
@@ -58,9 +60,10 @@ function errorBody(req: IncomingMessage): { type: string; body: string } {
 }
 
 /**
- * Starts the proxy. Faults are decided per request from a hash of (seed, method, path, target, body,
- * how many times this same request came before), so a run is reproducible even with concurrent callers,
- * and bounded: at most `maxInARow` faults in a row for one request.
+ * Starts the proxy. Faults are decided per request from a hash of (seed, kind of request, how many of
+ * that kind came before): with a caller that sends each kind in a fixed order (one sweep at concurrency
+ * 1), the same faults fall on the same requests in every run. Bounded: at most `maxInARow` faults in a
+ * row for one kind, so the SDK's three attempts always get one through.
  */
 export async function startFaultProxy(target: string, opts: FaultOptions): Promise<FaultProxy> {
   const upstream = new URL(target);
@@ -77,12 +80,20 @@ export async function startFaultProxy(target: string, opts: FaultOptions): Promi
 
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
-    const name = String(req.headers['x-amz-target'] ?? `${req.method} ${req.url?.split('?')[0]}`);
-    const content = `${req.method} ${req.url} ${req.headers['x-amz-target'] ?? ''} ${body.toString('utf8')}`;
-    const n = seen.get(content) ?? 0;
-    seen.set(content, n + 1);
-    const x = draw(opts.seed, `${content}#${n}`);
-    const row = inARow.get(content) ?? 0;
+    // The request's kind, without the test's random names (the bucket, in S3 paths): DynamoDB_20120810.PutItem,
+    // SNS Publish, `GET /training-runs/f-1/metadata.json`, `POST /v2/enqueue`.
+    const path = (req.url ?? '/').split('?')[0]!;
+    const action = /(?:^|&)Action=([A-Za-z]+)/.exec(body.toString('utf8'))?.[1];
+    const name = String(
+      req.headers['x-amz-target'] ??
+        (action
+          ? `query.${action}`
+          : `${req.method} ${opts.stripFirstSegment ? path.replace(/^\/[^/]+/, '') || '/' : path}`),
+    );
+    const n = seen.get(name) ?? 0;
+    seen.set(name, n + 1);
+    const x = draw(opts.seed, `${name}#${n}`);
+    const row = inARow.get(name) ?? 0;
     const fault =
       calm || row >= (opts.maxInARow ?? 2)
         ? 'none'
@@ -91,7 +102,7 @@ export async function startFaultProxy(target: string, opts: FaultOptions): Promi
           : x < opts.refuse + opts.lose
             ? 'lose'
             : 'none';
-    inARow.set(content, fault === 'none' ? 0 : row + 1);
+    inARow.set(name, fault === 'none' ? 0 : row + 1);
     const fail = () => {
       const e = errorBody(req);
       res.writeHead(500, { 'content-type': e.type }).end(e.body);

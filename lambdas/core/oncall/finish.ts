@@ -27,7 +27,11 @@ export interface FinishReport {
   readonly summaries: number;
   readonly delivered: number;
   readonly failed: number;
+  /** A store write that threw: that entry waits for its lease and a later sweep (nothing is lost). */
+  readonly errors: readonly { runId: string; error: string }[];
 }
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 type Settler = (entry: OutboxEntry | null, gaveUp: readonly Undelivered[]) => Promise<void>;
 
@@ -55,10 +59,15 @@ export async function finishGroups(d: FinishDeps, now: number): Promise<FinishRe
   let failed = 0;
   let made = 0;
   let grouped = 0;
+  const errors: { runId: string; error: string }[] = [];
   const sendRun = async (runId: string, entry: OutboxEntry) => {
-    const r = await round(d, entry, now, (e, g) => d.states.settleOutbox(runId, entry.alert.id, e, g, now));
-    delivered += r.delivered;
-    failed += r.failed;
+    try {
+      const r = await round(d, entry, now, (e, g) => d.states.settleOutbox(runId, entry.alert.id, e, g, now));
+      delivered += r.delivered;
+      failed += r.failed;
+    } catch (e) {
+      errors.push({ runId, error: message(e) });
+    }
   };
   for (const members of groups) {
     const alerts: Alert[] = members.map((m) => m.entry.alert);
@@ -78,7 +87,7 @@ export async function finishGroups(d: FinishDeps, now: number): Promise<FinishRe
     await sendRun(leader, group);
   }
   for (const m of alone) await sendRun(m.runId, m.entry);
-  return { groups: made, grouped, summaries: 0, delivered, failed };
+  return { groups: made, grouped, summaries: 0, delivered, failed, errors };
 }
 
 /**
@@ -96,23 +105,28 @@ export async function finishSilences(
   let delivered = 0;
   let failed = 0;
   let summaries = 0;
+  const errors: { runId: string; error: string }[] = [];
   for (const s of silences) {
-    const settleIt: Settler = (e, g) => d.oncall.silences.settleSummary(s.id, e, g);
-    let entry: OutboxEntry | undefined;
-    if (needsSummary(s, now)) {
-      const runs = stillUnhealthy(s, records, silences, (r) => UNHEALTHY.has(r.state), now);
-      entry = runs.length ? openEntry(summaryAlert(s, runs, now, d.links), channels, now) : undefined;
-      if (!(await d.oncall.silences.claimSummary(s.id, entry ?? null, now))) continue;
-    } else if (s.summary && isDue(s.summary, now)) {
-      const retaken = { ...s.summary, leaseUntil: now + LEASE_MS };
-      if (!(await d.oncall.silences.retakeSummary(s.id, retaken, s.summary.leaseUntil))) continue;
-      entry = retaken;
+    try {
+      const settleIt: Settler = (e, g) => d.oncall.silences.settleSummary(s.id, e, g);
+      let entry: OutboxEntry | undefined;
+      if (needsSummary(s, now)) {
+        const runs = stillUnhealthy(s, records, silences, (r) => UNHEALTHY.has(r.state), now);
+        entry = runs.length ? openEntry(summaryAlert(s, runs, now, d.links), channels, now) : undefined;
+        if (!(await d.oncall.silences.claimSummary(s.id, entry ?? null, now))) continue;
+      } else if (s.summary && isDue(s.summary, now)) {
+        const retaken = { ...s.summary, leaseUntil: now + LEASE_MS };
+        if (!(await d.oncall.silences.retakeSummary(s.id, retaken, s.summary.leaseUntil))) continue;
+        entry = retaken;
+      }
+      if (!entry) continue;
+      summaries++;
+      const r = await round(d, entry, now, settleIt);
+      delivered += r.delivered;
+      failed += r.failed;
+    } catch (e) {
+      errors.push({ runId: `silence:${s.id}`, error: message(e) });
     }
-    if (!entry) continue;
-    summaries++;
-    const r = await round(d, entry, now, settleIt);
-    delivered += r.delivered;
-    failed += r.failed;
   }
-  return { groups: 0, grouped: 0, summaries, delivered, failed };
+  return { groups: 0, grouped: 0, summaries, delivered, failed, errors };
 }

@@ -36,6 +36,7 @@ export async function finishSweep(
     ...summary,
     alertsSent: summary.alertsSent + g.delivered + s.delivered,
     alertsFailed: summary.alertsFailed + g.failed + s.failed,
+    errors: [...summary.errors, ...g.errors, ...s.errors],
     oncall: { groups: g.groups, grouped: g.grouped, summaries: s.summaries },
   };
 }
