@@ -56,6 +56,8 @@ describe('reasonClass and groupKey', () => {
   it.each([
     ['no heartbeat for 11m (last 2025-06-01T11:49:00Z)', 'no heartbeat for #'],
     ['no heartbeat for 12m', 'no heartbeat for #'],
+    ['no heartbeat for 10m 59s (threshold 10m)', 'no heartbeat for #'],
+    ['never started: no heartbeat 20s after the run appeared', 'never started'],
     ['step 77 has not advanced for 31m', 'step # has not advanced for #'],
     ['invalid heartbeat: metadata.json is not valid JSON', 'invalid heartbeat'],
     ['phase "setup" silent for 40m', 'phase _ silent for #'],

@@ -20,13 +20,16 @@ const SHARED_CAUSE: Readonly<Partial<Record<RunState, string>>> = {
  */
 export function reasonClass(reason: string): string {
   const first = reason.split(/[:(\n]/)[0] ?? '';
-  return first
-    .toLowerCase()
-    .replace(/"[^"]*"|'[^']*'/g, '_')
-    .replace(/\d+(\.\d+)?[a-z]{0,2}\b/g, '#')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 60);
+  return (
+    first
+      .toLowerCase()
+      .replace(/"[^"]*"|'[^']*'/g, '_')
+      // A number with its unit, and durations of two units (`10m 59s`), are one `#`.
+      .replace(/\d+(\.\d+)?(ms|[smhd])?(\s+\d+(\.\d+)?(ms|[smhd]))*\b/g, '#')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 60)
+  );
 }
 
 /** Alerts with the same key are "the same kind of unhealthy transition"; undefined: never grouped. */
