@@ -75,8 +75,14 @@ export class DynamoOncallStore implements SilenceStore, GroupStore {
         new UpdateCommand({
           TableName: this.table,
           Key: key(id),
-          UpdateExpression: 'SET endsAt = :now, removedAt = :now, removedBy = :by, expiresAt = :exp',
-          ConditionExpression: 'attribute_exists(pk) AND endsAt > :now',
+          UpdateExpression: 'SET #end = :now, #rat = :now, #rby = :by, #exp = :exp',
+          ConditionExpression: 'attribute_exists(pk) AND #end > :now',
+          ExpressionAttributeNames: {
+            '#end': 'endsAt',
+            '#rat': 'removedAt',
+            '#rby': 'removedBy',
+            '#exp': 'expiresAt',
+          },
           ExpressionAttributeValues: {
             ':now': now,
             ':by': by,
@@ -97,8 +103,9 @@ export class DynamoOncallStore implements SilenceStore, GroupStore {
         new UpdateCommand({
           TableName: this.table,
           Key: key(id),
-          UpdateExpression: `SET summarizedAt = :now${entry ? ', summary = :e' : ''}`,
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(summarizedAt)',
+          UpdateExpression: `SET #at = :now${entry ? ', #sum = :e' : ''}`,
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#at)',
+          ExpressionAttributeNames: { '#at': 'summarizedAt', ...(entry ? { '#sum': 'summary' } : {}) },
           ExpressionAttributeValues: { ':now': now, ...(entry ? { ':e': entry } : {}) },
         }),
       );
@@ -115,8 +122,9 @@ export class DynamoOncallStore implements SilenceStore, GroupStore {
         new UpdateCommand({
           TableName: this.table,
           Key: key(id),
-          UpdateExpression: 'SET summary = :e',
-          ConditionExpression: 'summary.leaseUntil = :lease',
+          UpdateExpression: 'SET #sum = :e',
+          ConditionExpression: '#sum.#l = :lease',
+          ExpressionAttributeNames: { '#sum': 'summary', '#l': 'leaseUntil' },
           ExpressionAttributeValues: { ':e': entry, ':lease': leaseRead },
         }),
       );
@@ -129,10 +137,14 @@ export class DynamoOncallStore implements SilenceStore, GroupStore {
 
   async settleSummary(id: string, entry: OutboxEntry | null, gaveUp: readonly Undelivered[]): Promise<void> {
     // Done: pending emptied but the entry kept, so `trainwatch silences` can show the summary went out.
-    const set = entry ? ['summary = :e'] : ['summary.pending = :none'];
+    const set = entry ? ['#sum = :e'] : ['#sum.#p = :none'];
+    const names: Record<string, string> = entry
+      ? { '#sum': 'summary' }
+      : { '#sum': 'summary', '#p': 'pending' };
     const values: Record<string, unknown> = entry ? { ':e': entry } : { ':none': [] };
     if (gaveUp.length) {
-      set.push('undelivered = list_append(if_not_exists(undelivered, :empty), :gu)');
+      set.push('#u = list_append(if_not_exists(#u, :empty), :gu)');
+      names['#u'] = 'undelivered';
       Object.assign(values, { ':empty': [], ':gu': gaveUp });
     }
     await this.ddb.send(
@@ -140,6 +152,7 @@ export class DynamoOncallStore implements SilenceStore, GroupStore {
         TableName: this.table,
         Key: key(id),
         UpdateExpression: `SET ${set.join(', ')}`,
+        ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
     );
@@ -192,9 +205,16 @@ export class DynamoOncallStore implements SilenceStore, GroupStore {
    * then the history line. Throws ConflictError when the run moved on meanwhile.
    */
   async acknowledge(r: RunRecord, ack: Acknowledgement, entry: OutboxEntry, flip: Flip): Promise<void> {
-    const names = { '#o': 'outbox', '#v': 'version', '#s': 'state', '#since': 'since' };
+    const names = {
+      '#o': 'outbox',
+      '#v': 'version',
+      '#s': 'state',
+      '#since': 'since',
+      '#ack': 'ack',
+      '#ua': 'updatedAt',
+    };
     const values = { ':one': 1, ':ack': ack, ':state': r.state, ':since': r.since, ':at': ack.at };
-    const base = '#v = #v + :one, ack = :ack, updatedAt = :at';
+    const base = '#v = #v + :one, #ack = :ack, #ua = :at';
     const cond = 'attribute_exists(pk) AND #s = :state AND #since = :since';
     // A map attribute must exist before one of its keys can be set: two shapes, one of which applies.
     const tries = [
