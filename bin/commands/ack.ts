@@ -33,7 +33,7 @@ export async function ackRun(
     version: r.version + 1,
     errorType: r.errorType,
   };
-  await app.oncall.acknowledge(r, ack, entry, flip);
+  await app.acks.acknowledge(r, ack, entry, flip);
   return `acknowledged ${runId} (${r.state}) as ${by}: reminders stop until its next transition; the next sweep announces it`;
 }
 

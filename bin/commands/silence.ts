@@ -40,7 +40,7 @@ export async function addSilence(
     createdAt: now,
     endsAt: now + forMs,
   };
-  await app.oncall.putSilence(s);
+  await app.silences.putSilence(s);
   return s;
 }
 

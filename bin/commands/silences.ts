@@ -21,7 +21,7 @@ export function silenceLine(s: Silence, now: number): string {
 export async function run(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean' }, now: { type: 'string' } } });
   const now = nowFrom(values.now);
-  const all = await createApp(process.env).oncall.list();
+  const all = await createApp(process.env).silences.list();
   const sorted = [...all].sort(
     (a, b) => Number(isActive(b, now)) - Number(isActive(a, now)) || a.endsAt - b.endsAt,
   );

@@ -13,7 +13,7 @@ export async function run(args: string[]): Promise<number> {
   const id = positionals[0];
   if (positionals.length !== 1 || !id || !/^s-[0-9a-f]{8}$/.test(id))
     throw new ConfigError('usage: trainwatch unsilence ID (an id from trainwatch silences, e.g. s-1a2b3c4d)');
-  const ended = await createApp(process.env).oncall.endSilence(id, byFrom(values.by), nowFrom(values.now));
+  const ended = await createApp(process.env).silences.endSilence(id, byFrom(values.by), nowFrom(values.now));
   if (!ended) {
     console.error(`trainwatch unsilence: no active silence ${id}`);
     return 1;

@@ -159,7 +159,7 @@ describe('silences', () => {
     expect(body).toContain('cluster drain');
     const pdSummary = byAction('trigger').filter((e) => e.dedup_key === `trainwatch/silence:${s.id}:summary`);
     expect(pdSummary).toHaveLength(1);
-    expect((await app.oncall.list()).find((x) => x.id === s.id)!.summary!.pending).toEqual([]);
+    expect((await app.silences.list()).find((x) => x.id === s.id)!.summary!.pending).toEqual([]);
 
     await runSweep(app, now + 8 * MIN);
     expect(texts().filter((x) => x.includes('Silence'))).toHaveLength(1);
@@ -179,8 +179,8 @@ describe('silences', () => {
     const back = Date.now() + 1000;
     await runSweep(app, back);
     expect((await app.states.get('q-1'))!.state).toBe('RUNNING');
-    expect(await app.oncall.endSilence(s.id, 'bo', back + 1000)).toBe(true);
-    expect(await app.oncall.endSilence(s.id, 'bo', back + 1000)).toBe(false);
+    expect(await app.silences.endSilence(s.id, 'bo', back + 1000)).toBe(true);
+    expect(await app.silences.endSilence(s.id, 'bo', back + 1000)).toBe(false);
     const r = await runSweep(app, back + 2000);
     expect(r.oncall!.summaries).toBe(0);
     expect(t.slack.received).toHaveLength(0);

@@ -1,40 +1,24 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../core/errors.js';
-import type {
-  Acknowledgement,
-  GroupMember,
-  GroupStore,
-  Silence,
-  SilenceStore,
-} from '../core/oncall/index.js';
-import type { Flip, OutboxEntry, RunRecord, Undelivered } from '../core/record.js';
-import { flipSortKey, pk } from './dynamoStateStore.js';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Silence, SilenceStore } from '../core/oncall/index.js';
+import type { OutboxEntry, Undelivered } from '../core/record.js';
 
 /** Every silence shares one partition: one Query lists them, and IAM can name the key (`SILENCE`). */
 export const SILENCE_PK = 'SILENCE';
 /** An ended silence stays listed (and summarisable) this long, then its TTL removes it. */
 const KEEP_ENDED_S = 7 * 86_400;
 
-const lost = (e: unknown) =>
-  e instanceof ConditionalCheckFailedException || e instanceof TransactionCanceledException;
+const lost = (e: unknown) => e instanceof ConditionalCheckFailedException;
 const key = (id: string) => ({ pk: SILENCE_PK, sk: `SILENCE#${id}` });
 
 /**
- * The on-call items in the runs' table: silences (`SILENCE` / `SILENCE#id`, TTL on `expiresAt`), and
- * the writes on run items that acknowledgements and grouped alerts need. Every write is conditional.
+ * Silences in the runs' table (`SILENCE` / `SILENCE#id`, TTL on `expiresAt`): written by the CLI,
+ * read once per sweep; the end-of-silence summary is claimed by one conditional write.
  */
-export class DynamoOncallStore implements SilenceStore, GroupStore {
+export class DynamoSilenceStore implements SilenceStore {
   constructor(
     private readonly table: string,
     private readonly ddb: DynamoDBDocumentClient,
-    private readonly historyTtlDays = 90,
   ) {}
 
   async list(): Promise<Silence[]> {
@@ -155,105 +139,6 @@ export class DynamoOncallStore implements SilenceStore, GroupStore {
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
-    );
-  }
-
-  async claimGroup(leader: string, group: OutboxEntry, members: readonly GroupMember[]): Promise<boolean> {
-    const items = members.map((m) => {
-      const names: Record<string, string> = {
-        '#o': 'outbox',
-        '#id': m.alertId,
-        '#v': 'version',
-        '#l': 'leaseUntil',
-      };
-      const values: Record<string, unknown> = { ':one': 1, ':lease': m.lease };
-      const set = ['#v = #v + :one'];
-      let remove = '';
-      if (m.rest.length) {
-        set.push('#o.#id.#p = :rest');
-        names['#p'] = 'pending';
-        values[':rest'] = m.rest;
-      } else remove = ' REMOVE #o.#id';
-      if (m.runId === leader) {
-        set.push('#o.#g = :g');
-        names['#g'] = group.alert.id;
-        values[':g'] = group;
-      }
-      return {
-        Update: {
-          TableName: this.table,
-          Key: { pk: pk(m.runId), sk: 'STATE' },
-          UpdateExpression: `SET ${set.join(', ')}${remove}`,
-          ConditionExpression: '#o.#id.#l = :lease',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        },
-      };
-    });
-    try {
-      await this.ddb.send(new TransactWriteCommand({ TransactItems: items }));
-      return true;
-    } catch (e) {
-      if (lost(e)) return false;
-      throw e;
-    }
-  }
-
-  /**
-   * `trainwatch ack`: stores the acknowledgement and its announcement (an outbox entry due at once, so
-   * the next sweep sends it exactly once) on the run item, conditional on the state the person saw;
-   * then the history line. Throws ConflictError when the run moved on meanwhile.
-   */
-  async acknowledge(r: RunRecord, ack: Acknowledgement, entry: OutboxEntry, flip: Flip): Promise<void> {
-    const names = {
-      '#o': 'outbox',
-      '#v': 'version',
-      '#s': 'state',
-      '#since': 'since',
-      '#ack': 'ack',
-      '#ua': 'updatedAt',
-    };
-    const values = { ':one': 1, ':ack': ack, ':state': r.state, ':since': r.since, ':at': ack.at };
-    const base = '#v = #v + :one, #ack = :ack, #ua = :at';
-    const cond = 'attribute_exists(pk) AND #s = :state AND #since = :since';
-    // A map attribute must exist before one of its keys can be set: two shapes, one of which applies.
-    const tries = [
-      {
-        UpdateExpression: `SET ${base}, #o.#id = :e`,
-        ConditionExpression: `${cond} AND attribute_exists(#o)`,
-        ExpressionAttributeNames: { ...names, '#id': entry.alert.id },
-        ExpressionAttributeValues: { ...values, ':e': entry },
-      },
-      {
-        UpdateExpression: `SET ${base}, #o = :m`,
-        ConditionExpression: `${cond} AND attribute_not_exists(#o)`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ...values, ':m': { [entry.alert.id]: entry } },
-      },
-    ];
-    for (const t of tries) {
-      try {
-        await this.ddb.send(
-          new UpdateCommand({ TableName: this.table, Key: { pk: pk(r.runId), sk: 'STATE' }, ...t }),
-        );
-      } catch (e) {
-        if (lost(e)) continue;
-        throw e;
-      }
-      const expiresAt = Math.floor(flip.at / 1000) + this.historyTtlDays * 86_400;
-      await this.ddb.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { pk: pk(flip.runId), sk: flipSortKey(flip), ...flip, expiresAt },
-        }),
-      );
-      return;
-    }
-    throw new ConflictError(
-      `run ${r.runId} changed while acknowledging it (it is no longer the ${r.state} you saw); look again`,
-      {
-        runId: r.runId,
-      },
     );
   }
 }
