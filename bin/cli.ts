@@ -15,6 +15,19 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
     summary: 'run trainwatch locally against the emulator with simulated runs',
     load: () => import('./commands/local.js'),
   },
+  ack: {
+    summary: 'acknowledge a run: reminders stop until its next transition RUN_ID [--by NAME] [--note TEXT]',
+    load: () => import('./commands/ack.js'),
+  },
+  silence: {
+    summary: 'hold alerts to people (--run ID | --job JOB | --all) --for 2h --reason TEXT [--by NAME]',
+    load: () => import('./commands/silence.js'),
+  },
+  silences: {
+    summary: 'list silences with the time left [--json]',
+    load: () => import('./commands/silences.js'),
+  },
+  unsilence: { summary: 'end a silence now ID [--by NAME]', load: () => import('./commands/unsilence.js') },
   classify: {
     summary: 'classify a log or error text [FILE] [--profile P] [--all | --explain]',
     load: () => import('./commands/classify.js'),

@@ -1,4 +1,7 @@
 import { type Clients, lambdaClients } from './adapters/clients.js';
+import { DynamoAckStore } from './adapters/dynamoAckStore.js';
+import { DynamoGroupStore } from './adapters/dynamoGroupStore.js';
+import { DynamoSilenceStore } from './adapters/dynamoSilenceStore.js';
 import { DynamoStateStore } from './adapters/dynamoStateStore.js';
 import { buildNotifiers } from './adapters/notifiers.js';
 import { S3RunStore } from './adapters/s3RunStore.js';
@@ -13,6 +16,9 @@ export interface App<C extends Clients = Clients> {
   readonly clients: C;
   readonly runs: S3RunStore;
   readonly states: DynamoStateStore;
+  /** Silences and acknowledgements (on-call lifecycle; grouping is in `deps.oncall`). */
+  readonly silences: DynamoSilenceStore;
+  readonly acks: DynamoAckStore;
   readonly deps: CheckDeps & { readonly concurrency: number };
 }
 
@@ -38,12 +44,16 @@ export function createApp(env: Readonly<Record<string, string | undefined>>, cli
   const c = clients ?? lambdaClients({ region: config.region, endpoint: config.endpoint });
   const runs = new S3RunStore(config.bucket, config.prefix, c.s3);
   const states = new DynamoStateStore(config.table, c.ddb, config.historyTtlDays);
+  const silences = new DynamoSilenceStore(config.table, c.ddb);
+  const acks = new DynamoAckStore(config.table, c.ddb, config.historyTtlDays);
   const notifiers = buildNotifiers(config, { sns: c.sns, ssm: c.ssm, events: c.events });
   return {
     config,
     clients: c,
     runs,
     states,
+    silences,
+    acks,
     deps: {
       runs,
       states,
@@ -53,6 +63,7 @@ export function createApp(env: Readonly<Record<string, string | undefined>>, cli
       links: { bucket: config.bucket, prefix: config.prefix, region: config.region },
       remindEveryMs: config.remindEveryMs,
       concurrency: config.concurrency,
+      oncall: { silences, groups: new DynamoGroupStore(config.table, c.ddb), groupMin: config.groupMin },
     },
   };
 }

@@ -60,6 +60,7 @@ export const TrainwatchConfigSchema = z.strictObject({
     ),
   thresholds: z.strictObject(fileFields('thresholds')).prefault({}),
   health: z.strictObject(fileFields('health')).prefault({}),
+  pagerduty: z.strictObject(fileFields('pagerduty')).prefault({}),
   alerts: z
     .strictObject({
       emails: z.array(z.string().regex(EMAIL, 'is not an email address')).default([]),

@@ -18,6 +18,8 @@ export interface RunResources {
   readonly bus: events.IEventBus;
   readonly slackParameterName?: string;
   readonly slackKey?: kms.IKey;
+  /** The SSM SecureString of the PagerDuty routing key (on-call lifecycle). */
+  readonly pagerDutyParameterName?: string;
   /** The table's customer-managed key, when it has one. */
   readonly tableKey?: kms.IKey;
 }
@@ -105,6 +107,15 @@ export function grantWatchdog(role: iam.Role, r: RunResources): void {
       resources: [r.bus.eventBusArn],
     }),
   );
+  // Every function that alerts reads the PagerDuty routing key: that one parameter only.
+  if (r.pagerDutyParameterName)
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadPagerDutyRoutingKey',
+        actions: ['ssm:GetParameter'],
+        resources: [parameterArn(role, r.pagerDutyParameterName)],
+      }),
+    );
   if (r.slackParameterName) {
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({

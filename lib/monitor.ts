@@ -20,6 +20,7 @@ import { WatchdogFunction } from './functions.js';
 import { createWriterPolicy, grantRemediation, grantWatchdog, type RunResources } from './grants.js';
 import { createAccessLogBucket, createDataKey } from './hardening.js';
 import { acknowledge } from './nag.js';
+import { createOnCallPolicy } from './onCallPolicy.js';
 import type { TrainingRunMonitorProps } from './props.js';
 import { RemediationDocuments, remediationRule } from './remediation.js';
 import { type ResolvedProps, resolveProps } from './resolve.js';
@@ -53,6 +54,8 @@ export class TrainingRunMonitor extends Construct {
   readonly documents?: RemediationDocuments;
   /** Attach to the training instances' role: write heartbeats (and SSM output) under the prefixes only. */
   readonly writerPolicy: iam.ManagedPolicy;
+  /** Attach to on-call people: `trainwatch ack`, `silence`, `unsilence` (their items only) and `status`. */
+  readonly onCallPolicy: iam.ManagedPolicy;
   readonly alarms: cloudwatch.Alarm[];
   readonly dashboard: cloudwatch.Dashboard;
 
@@ -98,6 +101,7 @@ export class TrainingRunMonitor extends Construct {
       topicKey: this.topicKey,
       bus: this.eventBus,
       slackParameterName: s.slackWebhookParameterName,
+      pagerDutyParameterName: s.pagerDutyRoutingKeyParameterName,
       slackKey: props.slackWebhookKey,
       tableKey: this.dataKey,
     };
@@ -199,6 +203,7 @@ export class TrainingRunMonitor extends Construct {
       others.Remediate = this.remediate;
     }
 
+    this.onCallPolicy = createOnCallPolicy(this, this.table);
     this.writerPolicy = createWriterPolicy(this, {
       bucket: this.bucket,
       prefix: s.prefix,

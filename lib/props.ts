@@ -74,6 +74,17 @@ export interface TrainingRunMonitorProps extends TopLevelSettingProps {
    */
   readonly slackWebhookKey?: kms.IKey;
   /**
+   * Name of the SSM SecureString holding the PagerDuty Events API v2 routing key; the stack reads it
+   * (ssm:GetParameter on this parameter only), never creates it. Unset: no PagerDuty channel.
+   * @default - no PagerDuty
+   */
+  readonly pagerDutyRoutingKeyParameterName?: string;
+  /**
+   * Same-kind unhealthy transitions in one sweep that make one grouped Slack/SNS alert; 0: never group.
+   * @default 3
+   */
+  readonly groupMin?: number;
+  /**
    * Email addresses subscribed to the alert topic (each confirms once by email).
    * @default []
    */

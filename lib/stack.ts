@@ -71,6 +71,17 @@ export class TrainwatchStack extends Stack {
     out('BucketName', m.bucket.bucketName, 'Heartbeat bucket: training scripts write under the prefix');
     out('Prefix', m.settings.prefix, 'Key prefix of the runs: s3://{bucket}/{prefix}/{run_id}/');
     out('WriterPolicyArn', m.writerPolicy.managedPolicyArn, 'Attach to the training instance role');
+    out(
+      'OnCallPolicyArn',
+      m.onCallPolicy.managedPolicyArn,
+      'Attach to on-call people: trainwatch ack, silence',
+    );
+    if (m.settings.pagerDutyRoutingKeyParameterName)
+      out(
+        'PagerDutyRoutingKeyParameter',
+        m.settings.pagerDutyRoutingKeyParameterName,
+        'Put the PagerDuty Events API v2 routing key here (SecureString)',
+      );
     out('AlertTopicArn', m.topic.topicArn, 'Subscribe more endpoints here');
     out('EventBusName', m.eventBus.eventBusName, 'Training Run State Change events');
     out('StateTableName', m.table.tableName, 'Run state and history');

@@ -5,6 +5,8 @@ import { runSweep } from '../lambdas/handlers/sweep.js';
 import { awsClients } from './awsClients.js';
 import { startEmulator } from './emulator.js';
 import { HeartbeatWriter } from './heartbeatWriter.js';
+import { actOnReminders, localSilence } from './onCall.js';
+import { renderPagerDuty, startPagerDutyReceiver } from './pagerDutyReceiver.js';
 import { type Clock, SCENARIOS, type Scenario } from './scenarios.js';
 import { setupLocal, setupLocalQueues } from './setup.js';
 import { renderSlack, startSlackReceiver } from './slackReceiver.js';
@@ -41,7 +43,7 @@ export interface LocalOptions {
 const SETTLED = new Set(['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'STALLED']);
 
 /** The local configuration: the same names the Lambdas read, with thresholds short enough to watch. */
-function localEnv(endpoint: string, slackUrl: string): Record<string, string> {
+function localEnv(endpoint: string, slackUrl: string, pagerDutyUrl: string): Record<string, string> {
   return {
     AWS_ENDPOINT_URL: endpoint,
     AWS_REGION: 'us-east-1',
@@ -53,6 +55,11 @@ function localEnv(endpoint: string, slackUrl: string): Record<string, string> {
     TRAINWATCH_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:trainwatch-local',
     TRAINWATCH_EVENT_BUS: 'trainwatch-local',
     TRAINWATCH_SLACK_WEBHOOK_URL: slackUrl,
+    // On-call lifecycle: a local PagerDuty, reminders every 9 s (until someone acknowledges), grouping at 3.
+    TRAINWATCH_PAGERDUTY_ROUTING_KEY: 'local0routing0key00000000000000',
+    TRAINWATCH_PAGERDUTY_URL: pagerDutyUrl,
+    TRAINWATCH_REMIND_EVERY: '9s',
+    TRAINWATCH_GROUP_MIN: '3',
     TRAINWATCH_STALE_AFTER: '12s',
     TRAINWATCH_STALL_AFTER: '20s',
     TRAINWATCH_STARTUP_GRACE: '15s',
@@ -77,6 +84,7 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
   const slack = await startSlackReceiver((payload) =>
     out(`\n${stamp()} Slack alert\n${renderSlack(payload)}\n`),
   );
+  const pagerDuty = await startPagerDutyReceiver((e) => out(`\n${stamp()} ${renderPagerDuty(e)}\n`));
   let stopped = false;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -106,7 +114,7 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
   const externalRuns: ExternalRun[] = [];
   let stopInstances: (() => Promise<void>) | undefined;
   try {
-    const env = localEnv(emulator.endpoint, slack.url);
+    const env = localEnv(emulator.endpoint, slack.url, pagerDuty.url);
     // The SDK's default credential chain, and any helper that makes its own client, read these.
     Object.assign(process.env, env);
     const app = createApp(env, awsClients({ region: env.AWS_REGION!, endpoint: env.AWS_ENDPOINT_URL }));
@@ -117,6 +125,8 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
     out(
       `thresholds: stale ${env.TRAINWATCH_STALE_AFTER}, stall ${env.TRAINWATCH_STALL_AFTER}, startup grace ${env.TRAINWATCH_STARTUP_GRACE}; sweep every ${opts.sweepEveryMs / 1000}s; restart policy transient\n`,
     );
+
+    out(`${stamp()} ${await localSilence(app, Date.now())}`);
 
     const writers = new Map(
       SCENARIOS.map((s) => [
@@ -183,6 +193,7 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
       const report = await runSweep(app, Date.now());
       for (const e of report.errors) out(`${stamp()} sweep error on ${e.runId}: ${e.error}`);
       const records = [...(await app.states.loadAll()).values()];
+      for (const line of await actOnReminders(app, records, Date.now())) out(`${stamp()} ${line}`);
       if (report.transitions.length > 0 || Date.now() - lastTable > 10_000) {
         const moves = report.transitions.map((t) => `${t.runId} ${t.from ?? '(new)'}→${t.to}`).join(', ');
         out(`\n${stamp()} sweep: ${report.runs} runs in ${report.durationMs} ms${moves ? `; ${moves}` : ''}`);
@@ -194,7 +205,10 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
       if (quietSweeps >= 3 && !opts.keepRunning) break;
     }
     const final = [...(await app.states.loadAll()).values()];
-    out(`\n${stamp()} done: ${slack.received.length} Slack alerts. Final state:\n${statusTable(final)}`);
+    out(
+      `\n${stamp()} done: ${slack.received.length} Slack alerts, ${pagerDuty.received.length} PagerDuty events. Final state:`,
+    );
+    out(statusTable(final));
     return 0;
   } finally {
     stopped = true;
@@ -202,6 +216,7 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
     await Promise.allSettled(background);
     await stopInstances?.();
     await slack.close();
+    await pagerDuty.close();
     await emulator.stop();
   }
 }

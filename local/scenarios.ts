@@ -194,6 +194,21 @@ export const SCENARIOS: readonly Scenario[] = [
       if (!c.stopped) await w.complete({ step, final_loss: 0.44 });
     },
   },
+  // Three shards of one sweep whose heartbeats stop in the same second (a bucket-policy change):
+  // one grouped Slack/SNS alert, one PagerDuty incident each.
+  ...['a', 'b', 'c'].map(
+    (shard, i): Scenario => ({
+      runId: `lr-sweep-${shard}`,
+      jobName: 'lr-sweep',
+      instanceId: `i-0a1b2c3d4e5f6010${i}`,
+      instance: 'gone',
+      story: 'heartbeats stop with two other shards (bucket policy changed)',
+      async play(w, c) {
+        await w.metadata({ status: 'running', phase: 'training' });
+        await train(w, c, 0, 90, 9, TOTAL);
+      },
+    }),
+  ),
   {
     runId: 'llama-70b-4node',
     jobName: 'llama-70b-pretrain',
@@ -212,7 +227,7 @@ export const SCENARIOS: readonly Scenario[] = [
     jobName: 'whisper-ft',
     instanceId: 'i-0a1b2c3d4e5f60006',
     instance: 'gone',
-    story: 'never sends a heartbeat',
+    story: 'never sends a heartbeat (silenced for 25 s: one summary when the silence ends)',
     async play(w) {
       await w.log('downloading dataset shard 1/64 from s3://datasets/librispeech ...\n');
     },

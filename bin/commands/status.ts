@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createApp } from '../../lambdas/app.js';
 import { formatDuration } from '../../lambdas/core/duration.js';
+import { currentAck } from '../../lambdas/core/oncall/index.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
 import { type NodeRow, nodeRows, nodeTable } from './statusNodes.js';
@@ -15,6 +16,8 @@ export interface StatusRow {
   step: number | null;
   total_steps: number | null;
   updated_at: string;
+  /** Who acknowledged the current state (until the next transition), else null. */
+  acknowledged_by: string | null;
 }
 
 export function statusRow(r: RunRecord): StatusRow {
@@ -27,6 +30,7 @@ export function statusRow(r: RunRecord): StatusRow {
     step: r.step ?? null,
     total_steps: r.totalSteps ?? null,
     updated_at: new Date(r.updatedAt).toISOString(),
+    acknowledged_by: currentAck(r)?.by ?? null,
   };
 }
 
@@ -38,7 +42,7 @@ function table(rows: StatusRow[], now: number): string {
     String(r.attempt),
     r.step === null ? '-' : `${r.step}${r.total_steps ? `/${r.total_steps}` : ''}`,
     `${formatDuration(now - Date.parse(r.updated_at))} ago`,
-    r.reason,
+    r.acknowledged_by ? `${r.reason} [ack: ${r.acknowledged_by}]` : r.reason,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   return [header, ...body]

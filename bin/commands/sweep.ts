@@ -15,6 +15,11 @@ export function formatReport(r: SweepReport): string {
   const lines = [
     `swept ${r.runs} runs in ${r.durationMs} ms at ${new Date(r.at).toISOString()}: ${states || 'no runs'}`,
     `transitions ${r.transitions.length}, alerts sent ${r.alertsSent}, failed ${r.alertsFailed}, conflicts ${r.conflicts}, writes ${r.writes}; requests: ${requests || 'none'}`,
+    ...(r.oncall && r.oncall.groups + r.oncall.summaries > 0
+      ? [
+          `on call: ${r.oncall.groups} grouped alerts (${r.oncall.grouped} runs), ${r.oncall.summaries} silence summaries`,
+        ]
+      : []),
     ...r.transitions.map((t) => `  ${t.runId}: ${t.from ?? '(new)'} -> ${t.to}`),
     ...r.errors.map((e) => `  error ${e.runId}: ${e.error}`),
     ...r.ignoredKeys.slice(0, 10).map((k) => `  ignored ${k.key}: ${k.problem}`),

@@ -11,7 +11,7 @@ import type { StateStore } from '../core/ports.js';
 import type { Flip, OutboxEntry, RunRecord, Undelivered } from '../core/record.js';
 
 const STATE = 'STATE';
-const pk = (runId: string) => `RUN#${runId}`;
+export const pk = (runId: string) => `RUN#${runId}`;
 
 function toItem(r: RunRecord): Record<string, unknown> {
   return { pk: pk(r.runId), sk: STATE, ...r, locks: r.locks ?? {} };
@@ -21,6 +21,10 @@ function fromItem(item: Record<string, unknown>): RunRecord {
   const { pk: _pk, sk: _sk, ...rest } = item;
   return rest as unknown as RunRecord;
 }
+
+/** A history entry's sort key: newest last, so a reverse Query reads the latest first. */
+export const flipSortKey = (flip: Flip) =>
+  `FLIP#${new Date(flip.at).toISOString()}#${String(flip.version).padStart(8, '0')}`;
 
 const lost = (e: unknown) => e instanceof ConditionalCheckFailedException;
 
@@ -69,7 +73,7 @@ export class DynamoStateStore implements StateStore {
    */
   async transition(next: RunRecord, flip: Flip, expectedVersion: number): Promise<boolean> {
     if (!(await this.update(next, expectedVersion))) return false;
-    const sk = `FLIP#${new Date(flip.at).toISOString()}#${String(flip.version).padStart(8, '0')}`;
+    const sk = flipSortKey(flip);
     const expiresAt = Math.floor(flip.at / 1000) + this.historyTtlDays * 86_400;
     try {
       await this.ddb.send(

@@ -1,7 +1,23 @@
 import type { RunState } from './states.js';
 
 /** Why the alert was sent. */
-export type AlertKind = 'transition' | 'reminder' | 'remediation';
+export type AlertKind =
+  | 'transition'
+  | 'reminder'
+  | 'remediation'
+  // on-call lifecycle (lambdas/core/oncall): a person's ack, one alert for many runs, a silence's end
+  | 'acknowledgement'
+  | 'group'
+  | 'summary';
+
+/** One run listed by a grouped alert or a silence summary. */
+export interface ListedRun {
+  readonly runId: string;
+  readonly state: RunState;
+  readonly reason: string;
+  readonly errorType?: string | null;
+  readonly jobName?: string;
+}
 
 /** Everything a channel needs to tell people what happened and what to do. Plain data, JSON-safe. */
 export interface Alert {
@@ -32,4 +48,19 @@ export interface Alert {
   readonly details?: readonly string[];
   readonly s3Uri: string;
   readonly consoleUrl: string;
+  // on-call lifecycle (lambdas/core/oncall)
+  /** Held from people's channels by a silence or `maintenance: true`; EventBridge still gets it. */
+  readonly silenced?: boolean;
+  /** Who acknowledged, and their note (kind `acknowledgement`). */
+  readonly acknowledgedBy?: string;
+  readonly note?: string;
+  /** The runs a `group` or `summary` alert stands for. */
+  readonly runs?: readonly ListedRun[];
+  /** The silence a `summary` alert closes. */
+  readonly silence?: {
+    readonly id: string;
+    readonly reason: string;
+    readonly by: string;
+    readonly scope: string;
+  };
 }

@@ -9,6 +9,7 @@ import { mapLimit } from './mapLimit.js';
 import { type NodeReads, observeNodes, parseNodeReads } from './nodes/observe.js';
 import { planNodeReads } from './nodes/plan.js';
 import { type Classifier, newRecord, observe, type Reads } from './observe.js';
+import type { Oncall } from './oncall/index.js';
 import { planReads } from './plan.js';
 import type { Notifier, RunStore, StateStore } from './ports.js';
 import { MAX_JSON_BYTES, MAX_TEXT_BYTES, type RunFileName } from './protocol/files.js';
@@ -29,6 +30,8 @@ export interface CheckDeps {
   readonly links: Links;
   readonly remindEveryMs?: number;
   readonly deliverOptions?: DeliverOptions;
+  /** Silences, acknowledgements and grouping (lambdas/core/oncall); absent: none of them. */
+  readonly oncall?: Oncall;
 }
 
 const BACKOFF_MAX_MS = 60 * 60_000;

@@ -1,6 +1,7 @@
 import { buildAlert } from './alerts.js';
 import type { CheckDeps } from './checkRun.js';
 import type { Verdict } from './evaluate.js';
+import { remindersHeld } from './oncall/index.js';
 import { isDue, LEASE_MS, openEntry } from './outbox.js';
 import type { OutboxEntry, RunRecord } from './record.js';
 import { outcome, type RunOutcome, send } from './runOutcome.js';
@@ -25,7 +26,9 @@ export async function maintain(
   const remind =
     deps.remindEveryMs !== undefined &&
     UNHEALTHY.has(base.state) &&
-    now - (base.lastAlertAt ?? base.since) >= deps.remindEveryMs;
+    now - (base.lastAlertAt ?? base.since) >= deps.remindEveryMs &&
+    // on-call hook: no reminder while acknowledged (until the next transition) or silenced
+    !(await remindersHeld(deps.oncall, known, now));
   if (remind) {
     const reminded: RunRecord = {
       ...next,

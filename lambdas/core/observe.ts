@@ -48,6 +48,8 @@ function knownMetadata(v: Metadata): KnownMetadata {
     logPath: v.log_path,
     checkpointDir: v.checkpoint_dir,
     nodes: v.nodes,
+    // on-call lifecycle: a run under planned maintenance pages nobody while the flag is set
+    ...(v.maintenance === true ? { maintenance: true } : {}),
   };
 }
 

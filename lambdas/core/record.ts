@@ -15,6 +15,8 @@ export interface KnownMetadata {
   readonly checkpointDir?: string;
   /** v1.1: how many nodes the run expects (each writes `nodes/{rank}.json`). */
   readonly nodes?: number;
+  /** `"maintenance": true` in metadata.json: alerts to people are held while set (on-call lifecycle). */
+  readonly maintenance?: boolean;
 }
 
 /** An alert waiting for (or retrying) delivery on some channels. */
@@ -78,6 +80,8 @@ export interface RunRecord {
   readonly nodes?: import('./nodes/types.js').NodeSummaries;
   /** The node count the node files themselves announce (`nodes`), when metadata.json names none. */
   readonly nodesExpected?: number;
+  /** `trainwatch ack`: reminders stop until the next transition (see oncall/ack.ts). */
+  readonly ack?: import('./oncall/ack.js').Acknowledgement;
   /** Remediation's memory of the run: restarts, best step per attempt, last diagnosis and decision. */
   readonly remediation?: import('./remediation/state.js').RemediationState;
 }

@@ -1,5 +1,6 @@
 import type { CheckDeps } from './checkRun.js';
 import { deliver } from './deliver.js';
+import { holdForGroup } from './oncall/index.js';
 import { settle } from './outbox.js';
 import type { OutboxEntry, RunRecord } from './record.js';
 import type { RunState } from './states.js';
@@ -39,10 +40,15 @@ export async function send(
   runId: string,
   entry: OutboxEntry,
   now: number,
+  deferred: readonly string[] = [],
 ): Promise<{ delivered: number; failed: number }> {
-  const notifiers = deps.notifiers.filter((n) => entry.pending.includes(n.channel));
+  const notifiers = deps.notifiers.filter(
+    (n) => entry.pending.includes(n.channel) && !deferred.includes(n.channel),
+  );
   const round = await deliver(entry.alert, notifiers, deps.deliverOptions);
   const settled = settle(entry, round, now);
-  await deps.states.settleOutbox(runId, entry.alert.id, settled.entry, settled.gaveUp, now);
+  // on-call hook: channels deferred for grouping stay pending, under this sweep's lease
+  const kept = holdForGroup(deps.oncall, runId, entry, settled.entry, deferred);
+  await deps.states.settleOutbox(runId, entry.alert.id, kept, settled.gaveUp, now);
   return { delivered: round.delivered.length, failed: round.failed.length };
 }

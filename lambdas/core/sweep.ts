@@ -1,5 +1,6 @@
 import { type CheckDeps, checkRun, type RunOutcome } from './checkRun.js';
 import { mapLimit } from './mapLimit.js';
+import { finishSweep, startSweep } from './oncall/sweepHooks.js';
 import { ALL_STATES, type RunState } from './states.js';
 
 /** What one sweep saw and did. */
@@ -15,6 +16,8 @@ export interface SweepSummary {
   readonly skipped: number;
   readonly errors: readonly { runId: string; error: string }[];
   readonly ignoredKeys: readonly { key: string; problem: string }[];
+  /** Grouped alerts and silence summaries sent at the end of the sweep (on-call lifecycle). */
+  readonly oncall?: { groups: number; grouped: number; summaries: number };
 }
 
 /** Summarises outcomes; shared by the sweep and the sentinel. */
@@ -47,9 +50,16 @@ export async function sweep(
   deps: CheckDeps & { readonly concurrency: number },
   now: number,
 ): Promise<SweepSummary> {
-  const [listing, records] = await Promise.all([deps.runs.listRuns(), deps.states.loadAll()]);
+  // on-call hook: silences read once per sweep; transitions collected for grouping
+  const [listing, records, d] = await Promise.all([
+    deps.runs.listRuns(),
+    deps.states.loadAll(),
+    startSweep(deps),
+  ]);
   const outcomes = await mapLimit(listing.runs, deps.concurrency, (run) =>
-    checkRun(deps, run, records.get(run.runId), now),
+    checkRun(d, run, records.get(run.runId), now),
   );
-  return summarise(now, outcomes, listing.ignored);
+  const summary = summarise(now, outcomes, listing.ignored);
+  // on-call hook: grouped alerts, then the summaries of silences that ended
+  return finishSweep(d, summary, records, outcomes, now);
 }

@@ -4,6 +4,7 @@ import type { CheckDeps } from './checkRun.js';
 import type { Verdict } from './evaluate.js';
 import type { RunFiles } from './listing.js';
 import { observe, type Reads } from './observe.js';
+import { routeTransition } from './oncall/index.js';
 import { openEntry } from './outbox.js';
 import { MAX_TEXT_BYTES } from './protocol/files.js';
 import type { OutboxEntry, RunRecord } from './record.js';
@@ -51,18 +52,25 @@ export async function transition(
     updatedAt: now,
   };
   let entry: OutboxEntry | undefined;
+  let deferred: readonly string[] = [];
   if (alerting) {
-    const alert: Alert = buildAlert(next, {
+    const built: Alert = buildAlert(next, {
       kind: 'transition',
       previousState: from,
       now,
       links: deps.links,
     });
-    entry = openEntry(
-      alert,
+    // on-call hook: a silence holds people's channels; grouping defers Slack/SNS to the sweep's end
+    const route = await routeTransition(
+      deps.oncall,
+      next,
+      built,
       deps.notifiers.map((n) => n.channel),
       now,
     );
+    const alert = route.alert;
+    deferred = route.deferred;
+    entry = openEntry(alert, route.channels, now);
     next = { ...next, outbox: { ...next.outbox, [alert.id]: entry }, lastAlertAt: now };
   }
   const flip = {
@@ -76,6 +84,6 @@ export async function transition(
     errorType: next.errorType,
   };
   if (!(await deps.states.transition(next, flip, base.version))) return outcome(base, { conflict: true });
-  const sent = entry ? await send(deps, next.runId, entry, now) : { delivered: 0, failed: 0 };
+  const sent = entry ? await send(deps, next.runId, entry, now, deferred) : { delivered: 0, failed: 0 };
   return outcome(next, { from, transitioned: true, wrote: true, ...sent });
 }

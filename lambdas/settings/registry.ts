@@ -36,6 +36,32 @@ export const SETTINGS = {
     problem: 'is not an SSM parameter name',
     doc: 'Parameter Store name of the webhook URL (SecureString; Lambda)',
   }),
+  /**
+   * Name of the SSM SecureString holding the PagerDuty Events API v2 routing key; the stack reads it
+   * (ssm:GetParameter on this parameter only), never creates it. Unset: no PagerDuty channel.
+   * @default - no PagerDuty
+   */
+  pagerDutyRoutingKeyParameterName: text({
+    kind: 'ssmParameter',
+    env: 'TRAINWATCH_PAGERDUTY_ROUTING_KEY_PARAM',
+    file: 'pagerduty.routingKeyParameter',
+    runtime: 'pagerDutyRoutingKeyParam',
+    pattern: /^[A-Za-z0-9_.\-/]+$/,
+    problem: 'is not an SSM parameter name',
+    unset: '— (no PagerDuty)',
+    doc: 'Parameter Store name of the PagerDuty routing key (SecureString; Lambda)',
+  }),
+  /**
+   * Same-kind unhealthy transitions in one sweep that make one grouped Slack/SNS alert; 0: never group.
+   * @default 3
+   */
+  groupMin: int({
+    env: 'TRAINWATCH_GROUP_MIN',
+    default: 3,
+    min: 0,
+    max: 1000,
+    doc: 'this many same-kind unhealthy transitions in one sweep → one grouped Slack/SNS alert (0: never)',
+  }),
   /** @default - see {@link ThresholdProps} */
   thresholds: {
     /**
@@ -286,6 +312,20 @@ export const WIRING = {
     problem: 'is not an http(s) URL',
     secret: true,
     doc: 'a plain webhook URL (local mode, tests)',
+  }),
+  pagerDutyRoutingKey: text({
+    env: 'TRAINWATCH_PAGERDUTY_ROUTING_KEY',
+    pattern: /^[A-Za-z0-9_-]{8,128}$/,
+    problem: 'is not a PagerDuty routing key',
+    secret: true,
+    doc: 'a plain PagerDuty routing key (local mode, tests)',
+  }),
+  pagerDutyUrl: text({
+    env: 'TRAINWATCH_PAGERDUTY_URL',
+    pattern: /^https?:\/\/\S+$/,
+    problem: 'is not an http(s) URL',
+    unset: 'https://events.pagerduty.com/v2/enqueue',
+    doc: 'the Events API v2 endpoint (tests, a proxy)',
   }),
   remediation: {
     diagnoseDocument: text({

@@ -1,3 +1,4 @@
+import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { actionsOf, logicalId, roleStatements, synthStack } from './synth.js';
 
@@ -178,7 +179,13 @@ describe('least privilege', () => {
 
 describe('heartbeat writer policy', () => {
   it('lets training instances write, read and clear run files under the prefix and upload SSM output, nothing else', () => {
-    const policies = Object.values(t.findResources('AWS::IAM::ManagedPolicy'));
+    // Two managed policies: this one, and the on-call people's (test/infra/oncall.test.ts).
+    expect(Object.values(t.findResources('AWS::IAM::ManagedPolicy'))).toHaveLength(2);
+    const policies = Object.values(
+      t.findResources('AWS::IAM::ManagedPolicy', {
+        Properties: { Description: Match.stringLikeRegexp('write heartbeats') },
+      }),
+    );
     expect(policies).toHaveLength(1);
     expect(permissions((policies[0]!.Properties.PolicyDocument as { Statement: Json[] }).Statement)).toEqual({
       WriteHeartbeats: {

@@ -320,6 +320,7 @@ describe('outputs', () => {
         'DeadLetterQueueUrl',
         'EventBusName',
         'ManagedInstanceTag',
+        'OnCallPolicyArn',
         'Prefix',
         'RemediateLogGroup',
         'SentinelLogGroup',

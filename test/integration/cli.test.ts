@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runSweep } from '../../lambdas/handlers/sweep.js';
 import { metadata, progress, type TestEnvironment, testEnvironment } from '../support/environment.js';
 
 let t: TestEnvironment;
@@ -46,6 +47,7 @@ describe('trainwatch CLI', () => {
         step: 42,
         total_steps: 100,
         updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        acknowledged_by: null,
       },
     ]);
   });
@@ -88,6 +90,30 @@ describe('trainwatch CLI', () => {
     expect(text).toMatch(/^nodes \(2 of 3 beating\):$/m);
     expect(text).toMatch(/^1\s+i-0000000000000001a\s+ip-10-0-0-1\s+\d+s ago\s+42/m);
   });
+
+  it('acknowledges, silences, lists and unsilences from the command line', async () => {
+    await t.put('cli-ack', 'metadata', metadata('cli-ack'));
+    const now = Date.now();
+    await runSweep(t.app(), now);
+    const healthy = cli(['ack', 'cli-ack', '--by', 'ana'], t.env);
+    expect(healthy.code).toBe(1);
+    expect(healthy.stderr).toContain('run cli-ack is RUNNING: there is nothing to acknowledge');
+    await runSweep(t.app(), now + 11 * 60_000);
+    const ack = cli(['ack', 'cli-ack', '--by', 'ana', '--note', 'on it'], t.env);
+    expect(ack.stderr).toBe('');
+    expect(ack.stdout).toMatch(/^acknowledged cli-ack \(TIMED_OUT\) as ana/);
+    const status = cli(['status'], t.env);
+    expect(status.stdout).toMatch(/cli-ack .*TIMED_OUT .*\[ack: ana\]/);
+
+    const made = cli(['silence', '--all', '--for', '2h', '--reason', 'cluster drain', '--by', 'bo'], t.env);
+    const id = /silence (s-[0-9a-f]{8}) on all/.exec(made.stdout)?.[1];
+    expect(id).toBeDefined();
+    expect(cli(['silences'], t.env).stdout).toMatch(
+      new RegExp(`^${id}  all .* (1h 59m|2h) left  by bo: cluster drain`),
+    );
+    expect(cli(['unsilence', id!, '--by', 'bo'], t.env).stdout).toContain(`silence ${id} ended`);
+    expect(cli(['silences'], t.env).stdout).toContain('removed by bo');
+  }, 120_000);
 
   it('refuses setup-local without an emulator endpoint and names a bad setting', () => {
     const noEndpoint = cli(['setup-local'], { ...t.env, AWS_ENDPOINT_URL: undefined });

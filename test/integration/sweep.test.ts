@@ -22,7 +22,8 @@ describe('sweep against the emulator', () => {
     const second = await runSweep(app, Date.now() + 1000);
     expect(second.byState.RUNNING).toBe(1);
     expect(second.writes).toBe(0);
-    expect(second.requests).toEqual({ S3: 1, DynamoDB: 1 });
+    // One LIST, one Scan of the run items and one Query of the silences (on-call lifecycle): none per run.
+    expect(second.requests).toEqual({ S3: 1, DynamoDB: 2 });
     expect(t.slack.received).toHaveLength(0);
   });
 
@@ -55,6 +56,9 @@ describe('sweep against the emulator', () => {
   });
 
   it('alerts exactly once per transition when two sweeps race', async () => {
+    // Per-run alerts are what this test checks: grouping (test/integration/oncall.test.ts) is off.
+    await t.close();
+    t = await testEnvironment({ TRAINWATCH_GROUP_MIN: '0' });
     const ids = Array.from({ length: 12 }, (_, i) => `race-${i}`);
     for (const id of ids) {
       await t.put(id, 'metadata', metadata(id));
@@ -77,6 +81,9 @@ describe('sweep against the emulator', () => {
   });
 
   it('reports a malformed run as a finding and still sweeps the healthy ones', async () => {
+    // Three invalid heartbeats in one sweep would be grouped; this test counts per-run alerts.
+    await t.close();
+    t = await testEnvironment({ TRAINWATCH_GROUP_MIN: '0' });
     await t.put('ok-1', 'metadata', metadata('ok-1'));
     await t.put('bad-json', 'metadata', '{"status": "running", ');
     await t.put('bad-types', 'metadata', metadata('bad-types'));

@@ -121,10 +121,33 @@ describe('loadConfig', () => {
     ['TRAINWATCH_SLACK_WEBHOOK_URL', 'hooks.slack.com/services/x'],
     ['TRAINWATCH_SLACK_WEBHOOK_URL', 'https://hooks.slack.com/a b'],
     ['TRAINWATCH_PREFIX', 'runs?x'],
+    ['TRAINWATCH_GROUP_MIN', '-1'],
+    ['TRAINWATCH_GROUP_MIN', 'some'],
+    ['TRAINWATCH_PAGERDUTY_URL', 'events.pagerduty.com/v2/enqueue'],
   ])('names an invalid %s (%j)', (name, value) => {
     const err = configError({ ...BASE, [name]: value });
     expect(err.message).toContain(name);
     expect(err.context).toEqual({ name });
+  });
+
+  it('reads the on-call settings: group size (default 3, 0 turns grouping off) and PagerDuty', () => {
+    expect(loadConfig(BASE)).toMatchObject({
+      groupMin: 3,
+      pagerDutyRoutingKey: undefined,
+      pagerDutyUrl: undefined,
+    });
+    expect(
+      loadConfig({
+        ...BASE,
+        TRAINWATCH_GROUP_MIN: '0',
+        TRAINWATCH_PAGERDUTY_ROUTING_KEY_PARAM: '/trainwatch/pagerduty',
+        TRAINWATCH_PAGERDUTY_URL: 'http://127.0.0.1:9/v2/enqueue',
+      }),
+    ).toMatchObject({
+      groupMin: 0,
+      pagerDutyRoutingKeyParam: '/trainwatch/pagerduty',
+      pagerDutyUrl: 'http://127.0.0.1:9/v2/enqueue',
+    });
   });
 
   it('accepts ARNs of other partitions', () => {

@@ -1,6 +1,7 @@
 import type { Alert } from '../alert.js';
 import type { RunState } from '../states.js';
 import { alertFields, clip, oneLine } from './fields.js';
+import { isOncallAlert, oncallHeadline, runLines } from './oncall.js';
 
 /** Slack's Block Kit limits that our content can reach. */
 export const SLACK_LIMITS = {
@@ -51,6 +52,7 @@ function section(text: string): unknown {
 
 /** The headline: `:x: run-42 — FAILED`, marked when it is a reminder or a diagnosis follow-up. */
 function headline(alert: Alert): string {
+  if (isOncallAlert(alert)) return `${EMOJI[alert.state]} ${oncallHeadline(alert)}`; // on-call lifecycle
   const still =
     alert.kind === 'reminder'
       ? ' (reminder)'
@@ -72,14 +74,18 @@ export function slackMessage(alert: Alert): { text: string; blocks: unknown[] } 
     section(`*Action:* ${mrkdwn(alert.action, SLACK_LIMITS.sectionText - 12)}`),
   ];
 
-  const fields = alertFields(alert)
-    .slice(0, SLACK_LIMITS.fields)
-    .map((f) => {
-      const label = `*${f.label}*\n`;
-      const room = SLACK_LIMITS.fieldText - label.length;
-      return { type: 'mrkdwn', text: label + (f.code ? code(f.value, room) : mrkdwn(f.value, room)) };
-    });
+  // on-call lifecycle: a grouped alert or a summary lists its runs instead of one run's facts
+  const fields = (alert.runs ? [] : alertFields(alert)).slice(0, SLACK_LIMITS.fields).map((f) => {
+    const label = `*${f.label}*\n`;
+    const room = SLACK_LIMITS.fieldText - label.length;
+    return { type: 'mrkdwn', text: label + (f.code ? code(f.value, room) : mrkdwn(f.value, room)) };
+  });
   if (fields.length > 0) blocks.push({ type: 'section', fields });
+
+  // on-call lifecycle: the runs a grouped alert or a silence summary stands for
+  const listed = runLines(alert);
+  if (listed.length > 0)
+    blocks.push(section(mrkdwn(listed.map((l) => `• ${l}`).join('\n'), SLACK_LIMITS.sectionText)));
 
   const details = (alert.details ?? []).map((d) => d.trim()).filter(Boolean);
   if (details.length > 0)

@@ -1,5 +1,6 @@
 import type { Alert } from '../alert.js';
 import { alertFields, clip, oneLine } from './fields.js';
+import { isOncallAlert, oncallHeadline, runLines } from './oncall.js';
 
 /** SNS: a subject is ASCII, one line, at most 100 characters. */
 export const SNS_SUBJECT_MAX = 100;
@@ -33,6 +34,8 @@ export function toAscii(text: string): string {
 
 /** `[trainwatch] run-42 FAILED: CUDA out of memory` */
 function subjectFor(alert: Alert): string {
+  if (isOncallAlert(alert))
+    return clip(toAscii(`[trainwatch] ${oncallHeadline(alert)}`), SNS_SUBJECT_MAX, '...');
   const still =
     alert.kind === 'reminder'
       ? 'still '
@@ -52,7 +55,9 @@ export function snsMessage(alert: Alert): { subject: string; body: string } {
   const was =
     alert.previousState && alert.previousState !== alert.state ? ` (was ${alert.previousState})` : '';
   const lines: string[] = [
-    `Run ${alert.runId} is ${alert.state}${was}${alert.kind === 'reminder' ? ' - reminder' : ''}.`,
+    isOncallAlert(alert)
+      ? `${oncallHeadline(alert)}.`
+      : `Run ${alert.runId} is ${alert.state}${was}${alert.kind === 'reminder' ? ' - reminder' : ''}.`,
     '',
     alert.reason.trim() || 'No reason given.',
     '',
@@ -60,10 +65,13 @@ export function snsMessage(alert: Alert): { subject: string; body: string } {
     '',
   ];
 
-  const fields = alertFields(alert);
-  const width = Math.max(...fields.map((f) => f.label.length)) + 2;
+  const fields = alert.runs ? [] : alertFields(alert); // on-call: the listed runs instead
+  const width = Math.max(2, ...fields.map((f) => f.label.length)) + 2;
   for (const f of fields) lines.push(`${`${f.label}:`.padEnd(width)}${f.value}`);
   if (Number.isFinite(alert.at)) lines.push(`${'At:'.padEnd(width)}${new Date(alert.at).toISOString()}`);
+
+  const listed = runLines(alert, 100); // on-call lifecycle: grouped alert, silence summary
+  if (listed.length > 0) lines.push('', 'Runs:', ...listed.map((l) => `- ${l}`));
 
   const details = (alert.details ?? []).map((d) => d.trim()).filter(Boolean);
   if (details.length > 0) lines.push('', 'Details:', ...details.map((d) => `- ${d}`));

@@ -1,0 +1,70 @@
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { Construct } from 'constructs';
+
+/**
+ * Partition keys the on-call commands touch: run items (`RUN#<id>`: the ack, its outbox entry and
+ * history line) and silences (`SILENCE`). DynamoDB checks them as `dynamodb:LeadingKeys`.
+ */
+export const ONCALL_LEADING_KEYS = ['RUN#*', 'SILENCE'];
+
+/**
+ * Top-level attributes the on-call commands name (written or checked in a condition): an ack update
+ * (`version`, `ack`, `updatedAt`, `outbox`, checked `state` and `since`), a history line, a silence and its
+ * end. Nothing else of a run item (its state, its locks, its remediation) can be written with this policy.
+ */
+export const ONCALL_ATTRIBUTES = [
+  'pk',
+  'sk',
+  'version',
+  'ack',
+  'updatedAt',
+  'outbox',
+  'state',
+  'since',
+  'runId',
+  'from',
+  'to',
+  'reason',
+  'at',
+  'attempt',
+  'errorType',
+  'expiresAt',
+  'id',
+  'scope',
+  'by',
+  'createdAt',
+  'endsAt',
+  'removedAt',
+  'removedBy',
+];
+
+/** The managed policy a person (or their role) attaches to run `trainwatch ack/silence/silences/unsilence/status`. */
+export function createOnCallPolicy(scope: Construct, table: dynamodb.ITable): iam.ManagedPolicy {
+  const policy = new iam.ManagedPolicy(scope, 'OnCallPolicy', {
+    description: 'trainwatch: lets on-call people acknowledge runs and manage silences (and read status)',
+  });
+  policy.addStatements(
+    new iam.PolicyStatement({
+      sid: 'ReadRunsAndSilences',
+      actions: ['dynamodb:GetItem', 'dynamodb:Query'],
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ONCALL_LEADING_KEYS } },
+    }),
+    new iam.PolicyStatement({
+      sid: 'ListRunsForStatus',
+      actions: ['dynamodb:Scan'],
+      resources: [table.tableArn],
+    }),
+    new iam.PolicyStatement({
+      sid: 'WriteAcksAndSilences',
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      resources: [table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ONCALL_LEADING_KEYS },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ONCALL_ATTRIBUTES },
+      },
+    }),
+  );
+  return policy;
+}
