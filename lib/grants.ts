@@ -107,15 +107,6 @@ export function grantWatchdog(role: iam.Role, r: RunResources): void {
       resources: [r.bus.eventBusArn],
     }),
   );
-  // Every function that alerts reads the PagerDuty routing key: that one parameter only.
-  if (r.pagerDutyParameterName)
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        sid: 'ReadPagerDutyRoutingKey',
-        actions: ['ssm:GetParameter'],
-        resources: [parameterArn(role, r.pagerDutyParameterName)],
-      }),
-    );
   if (r.slackParameterName) {
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
@@ -135,6 +126,21 @@ export function grantWatchdog(role: iam.Role, r: RunResources): void {
         }),
       );
   }
+}
+
+/**
+ * Reads the PagerDuty routing key: that one parameter only (the aws/ssm key decrypts it via SSM). The
+ * sweep and the sentinel page; remediation's alerts make no PagerDuty event, so it gets no grant.
+ */
+export function grantPagerDutyKey(role: iam.IRole, r: RunResources): void {
+  if (!r.pagerDutyParameterName) return;
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadPagerDutyRoutingKey',
+      actions: ['ssm:GetParameter'],
+      resources: [parameterArn(role, r.pagerDutyParameterName)],
+    }),
+  );
 }
 
 /** What remediation adds: run SSM documents on tagged instances, read their output, archive `_error`. */

@@ -17,7 +17,13 @@ import { createDashboard } from './dashboard.js';
 import { DEFAULTS } from './defaults.js';
 import { commonEnvironment, remediationEnvironment } from './environment.js';
 import { WatchdogFunction } from './functions.js';
-import { createWriterPolicy, grantRemediation, grantWatchdog, type RunResources } from './grants.js';
+import {
+  createWriterPolicy,
+  grantPagerDutyKey,
+  grantRemediation,
+  grantWatchdog,
+  type RunResources,
+} from './grants.js';
 import { createAccessLogBucket, createDataKey } from './hardening.js';
 import { acknowledge } from './nag.js';
 import { createOnCallPolicy } from './onCallPolicy.js';
@@ -134,6 +140,7 @@ export class TrainingRunMonitor extends Construct {
       reservedConcurrency: reserved?.sweep,
     });
     grantWatchdog(this.sweep.role, resources);
+    grantPagerDutyKey(this.sweep.role, resources);
     new events.Rule(this, 'SweepSchedule', {
       description: `trainwatch: sweep every ${s.schedule.toHumanString()}`,
       schedule: events.Schedule.rate(s.schedule),
@@ -156,6 +163,7 @@ export class TrainingRunMonitor extends Construct {
       reservedConcurrency: reserved?.sentinel,
     });
     grantWatchdog(this.sentinel.role, resources);
+    grantPagerDutyKey(this.sentinel.role, resources);
     new events.Rule(this, 'SentinelRule', {
       description: `trainwatch: a run under ${s.prefix}/ wrote _error or _complete`,
       eventPattern: EventRules.sentinel(this.bucket.bucketName, s.prefix),
@@ -203,12 +211,12 @@ export class TrainingRunMonitor extends Construct {
       others.Remediate = this.remediate;
     }
 
-    this.onCallPolicy = createOnCallPolicy(this, this.table);
     this.writerPolicy = createWriterPolicy(this, {
       bucket: this.bucket,
       prefix: s.prefix,
       ssmOutputPrefix: s.remediation.enabled ? s.remediation.ssmOutputPrefix : undefined,
     });
+    this.onCallPolicy = createOnCallPolicy(this, this.table);
 
     const watchdogAlarms = new WatchdogAlarms(this, 'Alarms', {
       sweep: this.sweep.function,

@@ -130,7 +130,8 @@ export const CODECS: { readonly [K in Kind]: Codec<K> } = {
     toEnv: (v) => v,
   },
   ssmParameter: {
-    zod: () => z.string(),
+    // '' turns the feature off (no Slack); anything else must be a parameter name.
+    zod: () => z.string().regex(/^(|[A-Za-z0-9_.\-/]+)$/, 'is not an SSM parameter name'),
     fromFile: (v) => v,
     resolve: (v, fail) => {
       if (v && !/^[A-Za-z0-9_.\-/]+$/.test(v)) fail(`${JSON.stringify(v)} is not an SSM parameter name`);
