@@ -8,6 +8,7 @@ import { S3RunStore } from './adapters/s3RunStore.js';
 import { type Config, loadConfig } from './config.js';
 import type { CheckDeps } from './core/checkRun.js';
 import { classify, type Profile } from './core/classify/index.js';
+import { DEFAULT_HEALTH_SETTINGS } from './core/health/index.js';
 import type { Classifier } from './core/observe.js';
 
 /** Everything a handler or CLI command needs, wired once per cold start. */
@@ -63,6 +64,7 @@ export function createApp(env: Readonly<Record<string, string | undefined>>, cli
       links: { bucket: config.bucket, prefix: config.prefix, region: config.region },
       remindEveryMs: config.remindEveryMs,
       concurrency: config.concurrency,
+      health: { ...DEFAULT_HEALTH_SETTINGS, ...config.health },
       oncall: { silences, groups: new DynamoGroupStore(config.table, c.ddb), groupMin: config.groupMin },
     },
   };

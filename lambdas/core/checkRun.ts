@@ -3,6 +3,7 @@
 import type { Links } from './alerts.js';
 import type { DeliverOptions } from './deliver.js';
 import { assess, attemptBoundary } from './evaluate.js';
+import { applyHealth, type HealthSettings } from './health/index.js';
 import type { RunFiles } from './listing.js';
 import { maintain } from './maintain.js';
 import { mapLimit } from './mapLimit.js';
@@ -15,6 +16,7 @@ import type { Notifier, RunStore, StateStore } from './ports.js';
 import { MAX_JSON_BYTES, MAX_TEXT_BYTES, type RunFileName } from './protocol/files.js';
 import type { RunRecord } from './record.js';
 import { outcome, type RunOutcome } from './runOutcome.js';
+import { RunState } from './states.js';
 import type { Thresholds } from './thresholds.js';
 import { transition } from './transition.js';
 
@@ -32,6 +34,8 @@ export interface CheckDeps {
   readonly deliverOptions?: DeliverOptions;
   /** Silences, acknowledgements and grouping (lambdas/core/oncall); absent: none of them. */
   readonly oncall?: Oncall;
+  /** The healthy-run rules (throughput, stragglers, idle GPUs: lambdas/core/health); absent: off. */
+  readonly health?: HealthSettings;
 }
 
 const BACKOFF_MAX_MS = 60 * 60_000;
@@ -54,11 +58,15 @@ async function readFiles(runs: RunStore, run: RunFiles, plan: Set<RunFileName>):
   return reads;
 }
 
-/** Node bodies, a few at a time (a 256-node run's first look must not open 256 sockets at once). */
-async function readNodes(runs: RunStore, runId: string, ranks: readonly number[]): Promise<NodeReads> {
+/**
+ * Node bodies, a few at a time (a 256-node run's first look must not open 256 sockets at once). An
+ * oversized one is judged from its LIST size (parseNodeReads says so) and never downloaded.
+ */
+async function readNodes(runs: RunStore, run: RunFiles, ranks: readonly number[]): Promise<NodeReads> {
+  const size = new Map((run.nodes ?? []).map((n) => [n.rank, n.size]));
   const out = new Map<number, Uint8Array | undefined>();
   await mapLimit(ranks, 16, async (rank) => {
-    out.set(rank, await runs.readNode(runId, rank));
+    out.set(rank, (size.get(rank) ?? 0) > MAX_JSON_BYTES ? undefined : await runs.readNode(run.runId, rank));
   });
   return out;
 }
@@ -78,15 +86,35 @@ export async function checkRun(
   try {
     const boundary = attemptBoundary(base);
     const candidate = base.version === 0 || assess(run, base, now, deps.thresholds).state !== base.state;
+    const health = deps.health?.enabled ? deps.health : undefined;
+    // Telemetry: a node body whose ETag changed is read at most once per telemetry period.
+    const telemetryDue = (readAt: number | undefined) =>
+      health !== undefined && (readAt === undefined || now - readAt >= health.telemetryEveryMs);
     const [reads, nodeReads] = await Promise.all([
       readFiles(deps.runs, run, planReads(run, base, now, deps.thresholds)),
-      readNodes(deps.runs, run.runId, planNodeReads(run, base, boundary, candidate)),
+      readNodes(deps.runs, run, planNodeReads(run, base, boundary, candidate, telemetryDue)),
     ]);
     const observed = observe(base, run, reads, now, deps.classify);
-    const known: RunRecord = {
-      ...observeNodes(observed, run, parseNodeReads(run, nodeReads), attemptBoundary(observed), now),
+    const nodes = parseNodeReads(run, nodeReads);
+    let known: RunRecord = {
+      ...observeNodes(observed, run, nodes, attemptBoundary(observed), now),
       backoff: undefined,
     };
+    if (health) {
+      const before = assess(run, known, now, deps.thresholds).state;
+      known = applyHealth(
+        known,
+        run,
+        {
+          progressRead: 'progress' in reads,
+          nodes,
+          alive: before === RunState.RUNNING || before === RunState.WARNING,
+          boundary: attemptBoundary(known),
+        },
+        now,
+        health,
+      );
+    }
     const verdict = assess(run, known, now, deps.thresholds);
     if (verdict.state !== base.state || base.version === 0)
       return await transition(deps, base, known, verdict, run, reads, now);

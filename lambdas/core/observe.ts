@@ -1,5 +1,6 @@
 import { attemptBoundary } from './evaluate.js';
 import { skew, tooBig, withFinding } from './findings.js';
+import { type HealthOverrides, healthOverrides } from './health/overrides.js';
 import type { RunFiles } from './listing.js';
 import type { RunFileName } from './protocol/files.js';
 import {
@@ -35,7 +36,7 @@ export function newRecord(run: RunFiles, now: number): RunRecord {
   };
 }
 
-function knownMetadata(v: Metadata): KnownMetadata {
+function knownMetadata(v: Metadata, health: HealthOverrides): KnownMetadata {
   return {
     phase: v.phase,
     status: v.status,
@@ -50,6 +51,7 @@ function knownMetadata(v: Metadata): KnownMetadata {
     nodes: v.nodes,
     // on-call lifecycle: a run under planned maintenance pages nobody while the flag is set
     ...(v.maintenance === true ? { maintenance: true } : {}),
+    ...(Object.keys(health).length ? { health } : {}),
   };
 }
 
@@ -71,10 +73,19 @@ export function observe(
       tooBig('metadata.json', files.metadata.size) ??
       (reads.metadata ? parseMetadata(reads.metadata) : undefined);
     if (parsed?.ok) {
-      const meta = knownMetadata(parsed.value);
+      const { overrides, problems } = healthOverrides(parsed.value);
+      const meta = knownMetadata(parsed.value, overrides);
       // An old process's metadata never lowers the attempt a restart moved to.
       next = { ...next, meta, attempt: Math.max(meta.attempt ?? 0, next.attempt) };
       next = { ...next, findings: withFinding(next, 'metadata.json', undefined) };
+      next = {
+        ...next,
+        findings: withFinding(
+          next,
+          'metadata.json:health',
+          problems.length ? problems.join('; ') : undefined,
+        ),
+      };
       next = {
         ...next,
         // Keyed per file: a read of one file must neither clear nor mask the other file's skew.

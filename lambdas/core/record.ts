@@ -17,6 +17,8 @@ export interface KnownMetadata {
   readonly nodes?: number;
   /** `"maintenance": true` in metadata.json: alerts to people are held while set (on-call lifecycle). */
   readonly maintenance?: boolean;
+  /** The run's own health thresholds (`throughput_drop`, `idle_gpu_after`, … in metadata.json). */
+  readonly health?: import('./health/overrides.js').HealthOverrides;
 }
 
 /** An alert waiting for (or retrying) delivery on some channels. */
@@ -80,6 +82,8 @@ export interface RunRecord {
   readonly nodes?: import('./nodes/types.js').NodeSummaries;
   /** The node count the node files themselves announce (`nodes`), when metadata.json names none. */
   readonly nodesExpected?: number;
+  /** The healthy-run rules' compact memory: rate baseline, straggler and idle-GPU tracks (core/health). */
+  readonly health?: import('./health/types.js').HealthState;
   /** `trainwatch ack`: reminders stop until the next transition (see oncall/ack.ts). */
   readonly ack?: import('./oncall/ack.js').Acknowledgement;
   /** Remediation's memory of the run: restarts, best step per attempt, last diagnosis and decision. */

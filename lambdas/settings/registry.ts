@@ -161,6 +161,16 @@ export const SETTINGS = {
       doc: 'warm-up of each attempt, never judged',
     }),
     /**
+     * The span of the rolling median that is a run's own baseline rate.
+     * @default Duration.hours(1)
+     */
+    baselineWindow: duration({
+      env: 'TRAINWATCH_BASELINE_WINDOW',
+      runtime: 'health.baselineWindowMs',
+      default: '1h',
+      doc: "span of the rolling median that is a run's baseline rate",
+    }),
+    /**
      * A node whose step time is at least this many times the median of the others: a straggler.
      * @default '1.3'
      */

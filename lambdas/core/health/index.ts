@@ -16,6 +16,7 @@ export {
 } from './overrides.js';
 export { DEFAULT_HEALTH_SETTINGS, type HealthSettings, parsePercent } from './settings.js';
 export { type HealthStatus, healthStatus } from './status.js';
+export { applyHealth, type HealthReadings } from './sweepStep.js';
 export {
   HEALTH_FINDING_KINDS,
   HEALTH_METRICS,
