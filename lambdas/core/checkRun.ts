@@ -86,13 +86,19 @@ export async function checkRun(
   try {
     const boundary = attemptBoundary(base);
     const candidate = base.version === 0 || assess(run, base, now, deps.thresholds).state !== base.state;
-    const health = deps.health?.enabled ? deps.health : undefined;
+    // The health rules need v1.1 node files: a v1 run's progress is read too rarely to judge a rate.
+    const health = deps.health?.enabled && run.nodes?.length ? deps.health : undefined;
     // Telemetry: a node body whose ETag changed is read at most once per telemetry period.
     const telemetryDue = (readAt: number | undefined) =>
       health !== undefined && (readAt === undefined || now - readAt >= health.telemetryEveryMs);
+    const filePlan = planReads(run, base, now, deps.thresholds);
+    const nodePlan = planNodeReads(run, base, boundary, candidate, telemetryDue);
+    // Telemetry is judged with the phase it was written in: a changed metadata.json comes along.
+    if (health && nodePlan.length > 0 && run.files.metadata?.etag !== base.etags.metadata)
+      filePlan.add('metadata');
     const [reads, nodeReads] = await Promise.all([
-      readFiles(deps.runs, run, planReads(run, base, now, deps.thresholds)),
-      readNodes(deps.runs, run, planNodeReads(run, base, boundary, candidate, telemetryDue)),
+      readFiles(deps.runs, run, filePlan),
+      readNodes(deps.runs, run, nodePlan),
     ]);
     const observed = observe(base, run, reads, now, deps.classify);
     const nodes = parseNodeReads(run, nodeReads);
