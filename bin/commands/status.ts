@@ -1,6 +1,13 @@
 import { parseArgs } from 'node:util';
 import { createApp } from '../../lambdas/app.js';
 import { formatDuration } from '../../lambdas/core/duration.js';
+import {
+  DEFAULT_HEALTH_SETTINGS,
+  effectiveHealthSettings,
+  formatRate,
+  type HealthSettings,
+  healthStatus,
+} from '../../lambdas/core/health/index.js';
 import { currentAck } from '../../lambdas/core/oncall/index.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
@@ -18,9 +25,26 @@ export interface StatusRow {
   updated_at: string;
   /** Who acknowledged the current state (until the next transition), else null. */
   acknowledged_by: string | null;
+  /** The run's latest measured rate and its own baseline, in `rate_unit` per second (health rules). */
+  rate: number | null;
+  baseline: number | null;
+  rate_unit: 'tokens' | 'samples' | 'steps' | null;
+  /** Mean GPU utilisation (%) over the nodes' last readings. */
+  gpu_util: number | null;
+  /** Active health findings by kind (throughput_drop, straggler, idle_gpus, data_bound), with their text. */
+  health: Record<string, string>;
 }
 
-export function statusRow(r: RunRecord): StatusRow {
+/** The node summaries' mean GPU utilisation, when any node reported one. */
+function gpuUtil(r: RunRecord): number | null {
+  const u = Object.values(r.nodes ?? {})
+    .map((n) => n.gpuUtil)
+    .filter((v): v is number => v !== undefined);
+  return u.length ? Math.round(u.reduce((a, b) => a + b, 0) / u.length) : null;
+}
+
+export function statusRow(r: RunRecord, now: number, health: HealthSettings): StatusRow {
+  const h = healthStatus(r.health, now, effectiveHealthSettings(health, r.meta?.health));
   return {
     run_id: r.runId,
     state: r.state,
@@ -31,16 +55,30 @@ export function statusRow(r: RunRecord): StatusRow {
     total_steps: r.totalSteps ?? null,
     updated_at: new Date(r.updatedAt).toISOString(),
     acknowledged_by: currentAck(r)?.by ?? null,
+    rate: h.rate?.current ?? null,
+    baseline: h.rate?.baseline ?? null,
+    rate_unit: r.health?.rate.unit ?? null,
+    gpu_util: gpuUtil(r),
+    health: Object.fromEntries(h.findings.map((f) => [f.kind, f.text])),
   };
 }
 
+/** `23.1k tokens/s (base 48.2k)`, or `-` before a rate was measured. */
+function rateText(r: StatusRow): string {
+  if (r.rate === null || r.rate_unit === null) return '-';
+  const base = r.baseline === null ? '' : ` (base ${formatRate(r.baseline)})`;
+  return `${formatRate(r.rate)} ${r.rate_unit}/s${base}`;
+}
+
 function table(rows: StatusRow[], now: number): string {
-  const header = ['RUN', 'STATE', 'ATTEMPT', 'STEP', 'UPDATED', 'REASON'];
+  const header = ['RUN', 'STATE', 'ATTEMPT', 'STEP', 'RATE', 'GPU', 'UPDATED', 'REASON'];
   const body = rows.map((r) => [
     r.run_id,
     r.state + (r.error_type ? ` (${r.error_type})` : ''),
     String(r.attempt),
     r.step === null ? '-' : `${r.step}${r.total_steps ? `/${r.total_steps}` : ''}`,
+    rateText(r),
+    r.gpu_util === null ? '-' : `${r.gpu_util}%`,
     `${formatDuration(now - Date.parse(r.updated_at))} ago`,
     r.acknowledged_by ? `${r.reason} [ack: ${r.acknowledged_by}]` : r.reason,
   ]);
@@ -70,8 +108,10 @@ export async function run(args: string[]): Promise<number> {
   } else {
     records = [...(await app.states.loadAll()).values()].sort((a, b) => a.runId.localeCompare(b.runId));
   }
-  const rows: (StatusRow & { nodes?: NodeRow[] })[] = records.map(statusRow);
   const now = Date.now();
+  const rows: (StatusRow & { nodes?: NodeRow[] })[] = records.map((r) =>
+    statusRow(r, now, app.deps.health ?? DEFAULT_HEALTH_SETTINGS),
+  );
   // One run asked for by id: its nodes too, fresh from a LIST (the sweep keeps no per-beat state).
   const nodes =
     runId && (records[0]!.nodes || records[0]!.meta?.nodes)

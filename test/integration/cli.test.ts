@@ -48,6 +48,11 @@ describe('trainwatch CLI', () => {
         total_steps: 100,
         updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         acknowledged_by: null,
+        rate: null,
+        baseline: null,
+        rate_unit: null,
+        gpu_util: null,
+        health: {},
       },
     ]);
   });

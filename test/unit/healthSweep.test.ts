@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { statusRow } from '../../bin/commands/status.js';
 import { type CheckDeps, checkRun } from '../../lambdas/core/checkRun.js';
 import { DEFAULT_HEALTH_SETTINGS } from '../../lambdas/core/health/index.js';
 import type { Thresholds } from '../../lambdas/core/thresholds.js';
@@ -70,7 +71,14 @@ describe('health rules in the sweep', () => {
       );
       await w.sweep(T0 + m * M + 30_000);
       const rec = (await w.states.get('r1'))!;
-      if (rec.state === 'WARNING' && warnedAt === undefined) warnedAt = m;
+      if (rec.state === 'WARNING' && warnedAt === undefined) {
+        warnedAt = m;
+        // What `trainwatch status` shows then: the rate beside the run's own baseline, and the GPUs.
+        const row = statusRow(rec, T0 + m * M + 30_000, DEFAULT_HEALTH_SETTINGS);
+        expect(row).toMatchObject({ rate_unit: 'tokens', gpu_util: 96 });
+        expect(row.rate! / row.baseline!).toBeLessThan(0.7);
+        expect(row.health.throughput_drop).toMatch(/^throughput fell/);
+      }
     }
     expect(warnedAt).toBeDefined();
     expect(warnedAt! - 80).toBeLessThanOrEqual(2 * 5 + 1);
