@@ -19,14 +19,16 @@ export interface WatchdogAlarmsProps {
 /** A custom metric the functions publish (EMF, namespace Trainwatch, dimension service). */
 export function trainwatchMetric(
   name: string,
-  opts: { statistic?: string; period?: Duration; state?: string; label?: string } = {},
+  opts: { statistic?: string; period?: Duration; state?: string; finding?: string; label?: string } = {},
 ): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace: METRICS.namespace,
     metricName: name,
-    dimensionsMap: opts.state
-      ? { service: METRICS.service, State: opts.state }
-      : { service: METRICS.service },
+    dimensionsMap: {
+      service: METRICS.service,
+      ...(opts.state ? { State: opts.state } : {}),
+      ...(opts.finding ? { Finding: opts.finding } : {}),
+    },
     statistic: opts.statistic ?? 'Sum',
     period: opts.period ?? Duration.minutes(5),
     label: opts.label,

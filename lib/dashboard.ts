@@ -3,6 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { HEALTH_FINDING_KINDS } from '../lambdas/core/health/types.js';
 import { trainwatchMetric } from './alarms.js';
 import { METRICS } from './defaults.js';
 
@@ -67,6 +68,15 @@ export function createDashboard(scope: Construct, props: DashboardProps): cloudw
           m.with({ label: `${m.label} throttles` }),
         ),
       ],
+    }),
+  );
+  dashboard.addWidgets(
+    new cloudwatch.GraphWidget({
+      title: 'Degraded runs (throughput drop, stragglers, idle GPUs, data-bound)',
+      width: 24,
+      left: HEALTH_FINDING_KINDS.map((finding) =>
+        trainwatchMetric('DegradedRuns', { finding, statistic: 'Maximum', period: minute, label: finding }),
+      ),
     }),
   );
   dashboard.addWidgets(

@@ -18,6 +18,8 @@ export interface RunOutcome {
   readonly failed: number;
   readonly skipped?: boolean;
   readonly error?: string;
+  /** Health findings active on the run after this check (throughput_drop, straggler, idle_gpus, data_bound). */
+  readonly degraded?: readonly string[];
 }
 
 /** The outcome of checking `r`, nothing done unless `extra` says so. */
@@ -30,6 +32,7 @@ export function outcome(r: RunRecord, extra: Partial<RunOutcome> = {}): RunOutco
     wrote: false,
     delivered: 0,
     failed: 0,
+    ...(r.health?.on?.length ? { degraded: r.health.on } : {}),
     ...extra,
   };
 }

@@ -1,4 +1,5 @@
 import { type CheckDeps, checkRun, type RunOutcome } from './checkRun.js';
+import { HEALTH_FINDING_KINDS } from './health/types.js';
 import { mapLimit } from './mapLimit.js';
 import { finishSweep, startSweep } from './oncall/sweepHooks.js';
 import { ALL_STATES, type RunState } from './states.js';
@@ -16,6 +17,8 @@ export interface SweepSummary {
   readonly skipped: number;
   readonly errors: readonly { runId: string; error: string }[];
   readonly ignoredKeys: readonly { key: string; problem: string }[];
+  /** Runs with each active health finding (the dashboard's degraded-runs graph). */
+  readonly degraded: Readonly<Record<string, number>>;
   /** Grouped alerts and silence summaries sent at the end of the sweep (on-call lifecycle). */
   readonly oncall?: { groups: number; grouped: number; summaries: number };
 }
@@ -28,6 +31,8 @@ export function summarise(
 ): SweepSummary {
   const byState = Object.fromEntries(ALL_STATES.map((s) => [s, 0])) as Record<RunState, number>;
   for (const o of outcomes) byState[o.state]++;
+  const degraded: Record<string, number> = Object.fromEntries(HEALTH_FINDING_KINDS.map((k) => [k, 0]));
+  for (const o of outcomes) for (const k of o.degraded ?? []) degraded[k] = (degraded[k] ?? 0) + 1;
   return {
     at,
     runs: outcomes.length,
@@ -42,6 +47,7 @@ export function summarise(
     skipped: outcomes.filter((o) => o.skipped).length,
     errors: outcomes.filter((o) => o.error !== undefined).map((o) => ({ runId: o.runId, error: o.error! })),
     ignoredKeys,
+    degraded,
   };
 }
 

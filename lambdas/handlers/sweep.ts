@@ -32,6 +32,11 @@ function publish(r: SweepReport): void {
     m.addDimension('State', state);
     m.addMetric('Runs', MetricUnit.Count, r.byState[state]);
   }
+  for (const [finding, n] of Object.entries(r.degraded)) {
+    const m = metrics.singleMetric();
+    m.addDimension('Finding', finding);
+    m.addMetric('DegradedRuns', MetricUnit.Count, n);
+  }
   metrics.addMetric('Transitions', MetricUnit.Count, r.transitions.length);
   metrics.addMetric('AlertsSent', MetricUnit.Count, r.alertsSent);
   metrics.addMetric('AlertsFailed', MetricUnit.Count, r.alertsFailed);

@@ -120,6 +120,14 @@ describe('dashboard', () => {
       expect(body).toContain(`\\"Trainwatch\\",\\"${name}\\"`);
   });
 
+  it('graphs the runs in each degraded finding of the health rules (DegradedRuns by Finding)', () => {
+    expect(body).toContain('Degraded runs');
+    for (const finding of ['throughput_drop', 'straggler', 'idle_gpus', 'data_bound'])
+      expect(body).toContain(
+        `\\"Trainwatch\\",\\"DegradedRuns\\",\\"Finding\\",\\"${finding}\\",\\"service\\",\\"trainwatch\\"`,
+      );
+  });
+
   it('shows the Lambda built-ins, the dead-letter queue and the alarm states', () => {
     for (const text of ['AWS/Lambda', 'Duration', 'Errors', 'Throttles', 'AWS/SQS', 'Watchdog alarms'])
       expect(body).toContain(text);

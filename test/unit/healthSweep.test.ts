@@ -69,8 +69,10 @@ describe('health rules in the sweep', () => {
         (r) => ({ step: 100 * m, tokens_per_s: (dropped ? 24_000 : 48_000) * jitter(m, r), gpus: busy }),
         100 * m,
       );
-      await w.sweep(T0 + m * M + 30_000);
+      const out = await w.sweep(T0 + m * M + 30_000);
       const rec = (await w.states.get('r1'))!;
+      // The sweep counts the run under its finding (the dashboard's DegradedRuns metric).
+      expect(out.degraded?.includes('throughput_drop') ?? false).toBe(rec.state === 'WARNING');
       if (rec.state === 'WARNING' && warnedAt === undefined) {
         warnedAt = m;
         // What `trainwatch status` shows then: the rate beside the run's own baseline, and the GPUs.
