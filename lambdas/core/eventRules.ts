@@ -1,8 +1,12 @@
+import { THROUGHPUT_DROP_PREFIX } from './health/throughput.js';
 /** What trainwatch puts on EventBridge for every transition. */
 export const STATE_CHANGE = { source: 'trainwatch', detailType: 'Training Run State Change' } as const;
 
 /** The states whose transition may call for a diagnosis or a restart. */
 export const REMEDIABLE_STATES = ['FAILED', 'TIMED_OUT', 'STALLED'] as const;
+
+/** A degraded run diagnosed without any restart: a throughput drop (is NCCL on sockets instead of EFA?). */
+export const DIAGNOSED_WARNING = { state: 'WARNING', reasonPrefix: THROUGHPUT_DROP_PREFIX } as const;
 
 /** An EventBridge pattern in CDK's shape (`detailType`); `toEventBridgeJson` gives the API's JSON. */
 export interface Pattern {
@@ -33,7 +37,13 @@ export const EventRules = {
     return {
       source: [STATE_CHANGE.source],
       detailType: [STATE_CHANGE.detailType],
-      detail: { kind: ['transition'], state: [...REMEDIABLE_STATES] },
+      detail: {
+        kind: ['transition'],
+        $or: [
+          { state: [...REMEDIABLE_STATES] },
+          { state: [DIAGNOSED_WARNING.state], reason: [{ prefix: DIAGNOSED_WARNING.reasonPrefix }] },
+        ],
+      },
     };
   },
 };

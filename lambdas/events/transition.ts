@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { REMEDIABLE_STATES } from '../core/eventRules.js';
+import { DIAGNOSED_WARNING, REMEDIABLE_STATES } from '../core/eventRules.js';
 import { runIdProblem } from '../core/protocol/runId.js';
 import type { RemediationRequest } from '../core/remediation/index.js';
 
@@ -15,7 +15,10 @@ export const Transition = z
           kind: z.literal('transition', {
             error: (i) => `alert kind ${String(i.input)} is not a transition`,
           }),
-          state: z.enum(REMEDIABLE_STATES, { error: (i) => `state ${String(i.input)} needs no remediation` }),
+          state: z.enum([...REMEDIABLE_STATES, DIAGNOSED_WARNING.state], {
+            error: (i) => `state ${String(i.input)} needs no remediation`,
+          }),
+          reason: z.string().optional(),
           runId: z.string({ error: badRunId }).refine((id) => !runIdProblem(id), badRunId),
           // An id makes a redelivered event a no-op; an event without one is still handled.
           id: z.unknown().transform((v) => (typeof v === 'string' ? v : undefined)),
@@ -25,4 +28,8 @@ export const Transition = z
     },
     { error: noDetail },
   )
+  // A WARNING is diagnosed only for a throughput drop (the rule says so too; this guards other routes).
+  .refine(({ detail: d }) => d.state !== 'WARNING' || d.reason?.startsWith(DIAGNOSED_WARNING.reasonPrefix), {
+    error: 'a WARNING needs no remediation unless throughput dropped',
+  })
   .transform(({ detail: d }): RemediationRequest => ({ runId: d.runId, state: d.state, alertId: d.id }));

@@ -257,13 +257,19 @@ describe('triggers', () => {
     });
   });
 
-  it('runs remediation on transitions to FAILED, TIMED_OUT or STALLED on the trainwatch bus', () => {
+  it('runs remediation on transitions to FAILED, TIMED_OUT or STALLED, and on a throughput-drop WARNING', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       EventBusName: { Ref: busId },
       EventPattern: {
         source: ['trainwatch'],
         'detail-type': ['Training Run State Change'],
-        detail: { kind: ['transition'], state: ['FAILED', 'TIMED_OUT', 'STALLED'] },
+        detail: {
+          kind: ['transition'],
+          $or: [
+            { state: ['FAILED', 'TIMED_OUT', 'STALLED'] },
+            { state: ['WARNING'], reason: [{ prefix: 'throughput fell' }] },
+          ],
+        },
       },
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId('Remediate'), 'Arn'] } })],
     });

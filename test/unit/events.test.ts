@@ -37,12 +37,28 @@ describe('Transition', () => {
   it.each([
     [{ kind: 'reminder' }, 'alert kind reminder is not a transition'],
     [{ state: 'RUNNING' }, 'state RUNNING needs no remediation'],
+    [
+      { state: 'WARNING', reason: 'node 3 silent for 12m' },
+      'a WARNING needs no remediation unless throughput dropped',
+    ],
     [{ runId: '../etc' }, 'detail.runId is missing or invalid'],
     [{ runId: undefined }, 'detail.runId is missing or invalid'],
   ])('ignores %j, saying why', (detail, why) => {
     const r = parseWith(transition(detail), Transition);
     expect(r.ok).toBe(false);
     expect(r.ok ? '' : r.problem).toContain(why);
+  });
+
+  it('takes a throughput-drop WARNING: diagnosed (the NCCL transport), never restarted', () => {
+    expect(
+      parseWith(
+        transition({
+          state: 'WARNING',
+          reason: 'throughput fell 52 % (48.2k → 23.1k tokens/s) since 14:05 UTC',
+        }),
+        Transition,
+      ),
+    ).toMatchObject({ ok: true, data: { state: 'WARNING' } });
   });
 
   it('says so when the event has no detail', () => {

@@ -36,7 +36,13 @@ class Nodes implements CommandRunner {
   }
 }
 
-function world(runner: CommandRunner, job: Record<string, unknown> = {}, n = 4, missingInstance?: number) {
+function world(
+  runner: CommandRunner,
+  job: Record<string, unknown> = {},
+  n = 4,
+  missingInstance?: number,
+  state: 'TIMED_OUT' | 'WARNING' = 'TIMED_OUT',
+) {
   const runs = new FakeRunStore();
   runs.put(
     'r1',
@@ -55,7 +61,7 @@ function world(runner: CommandRunner, job: Record<string, unknown> = {}, n = 4, 
   const states = new FakeStateStore();
   states.seed(
     record({
-      state: 'TIMED_OUT',
+      state,
       step: 5200,
       stepAdvancedAt: NOW - 30 * M,
       nodes,
@@ -175,5 +181,21 @@ describe('remediation of a multi-node run', () => {
     expect(out.decision!.reason).toMatch(
       /started from scratch: no checkpoint under \/ckpt\/r1 \(resume: allow_scratch\) on all 2 nodes/,
     );
+  });
+
+  it('diagnoses a throughput drop on every node and says NCCL runs over sockets where EFA was expected; never restarts', async () => {
+    const runner = new Nodes(() => ok('process.alive=true\nnccl.transport=socket\nefa.devices=32\nend=ok\n'));
+    const { deps, slack, states } = world(runner, {}, 4, undefined, 'WARNING');
+    const out = await remediate(deps, { runId: 'r1', state: 'WARNING' }, NOW);
+    expect(runner.diagnosed).toEqual([[id(0), id(1), id(2), id(3)]]);
+    expect(runner.restarts).toEqual([]);
+    expect(out.decision).toMatchObject({ action: 'alert' });
+    expect(details(slack)).toMatch(
+      /^diagnosis: NCCL over NET\/Socket, EFA expected \(32 EFA devices present\) — check the aws-ofi-nccl plugin$/m,
+    );
+    expect(details(slack)).toMatch(
+      /^decision: no restart — diagnosis only: the run is degraded, not failed; nothing is restarted$/m,
+    );
+    expect((await states.get('r1'))!.state).toBe('WARNING');
   });
 });

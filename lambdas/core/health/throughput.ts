@@ -3,6 +3,9 @@ import type { RateSample } from './rate.js';
 import type { HealthSettings } from './settings.js';
 import type { RateState, RateUnit } from './types.js';
 
+/** How a throughput-drop finding begins: remediation's rule matches it to check the NCCL transport. */
+export const THROUGHPUT_DROP_PREFIX = 'throughput fell';
+
 /** How many periods the baseline holds (its window) and needs before it judges (half of them, at least 3). */
 export function baselineSize(s: HealthSettings): { max: number; min: number } {
   const max = Math.min(48, Math.max(3, Math.round(s.baselineWindowMs / s.telemetryEveryMs)));
@@ -62,7 +65,7 @@ export function dropText(r: RateState, current: number, multiNode: boolean, now:
   const cause = multiNode
     ? 'a frequent cause is NCCL falling back from EFA to sockets'
     : 'frequent causes are GPU thermal or power throttling and a slower input pipeline';
-  return `throughput fell ${pct} % (${formatRate(base)} → ${formatRate(current)} ${UNITS[r.unit ?? 'steps']}) since ${formatUtc(r.drop!.since, now)}; ${cause}`;
+  return `${THROUGHPUT_DROP_PREFIX} ${pct} % (${formatRate(base)} → ${formatRate(current)} ${UNITS[r.unit ?? 'steps']}) since ${formatUtc(r.drop!.since, now)}; ${cause}`;
 }
 
 /** The recovery line. */

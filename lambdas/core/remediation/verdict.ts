@@ -1,4 +1,5 @@
 import type { RunRecord } from '../record.js';
+import { RunState } from '../states.js';
 import type { Assessment } from './assess.js';
 import { type Decision, decide } from './policy/index.js';
 import type { RemediationSettings } from './types.js';
@@ -14,6 +15,13 @@ export function verdict(rec: RunRecord, a: Assessment, settings: RemediationSett
     probe: a.seen.probe,
     policy: settings.policy,
   });
+  // A degraded run (a throughput drop) is diagnosed, never restarted: the alert says what the nodes showed.
+  if (rec.state === RunState.WARNING)
+    return {
+      ...decision,
+      action: 'alert',
+      reason: 'diagnosis only: the run is degraded, not failed; nothing is restarted',
+    };
   const broken = a.seen.nodes?.culprit?.hardware ? a.seen.nodes.culprit : undefined;
   if (decision.action !== 'restart' && broken)
     return { ...decision, reason: `${decision.reason}; replace ${broken.label} first (${broken.evidence})` };
