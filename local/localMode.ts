@@ -64,6 +64,13 @@ function localEnv(endpoint: string, slackUrl: string, pagerDutyUrl: string): Rec
     TRAINWATCH_STALL_AFTER: '20s',
     TRAINWATCH_STARTUP_GRACE: '15s',
     TRAINWATCH_PHASE_STALE_AFTER: 'setup=20s,checkpointing=20s',
+    // Health rules (docs/HEALTH.md) on a watchable scale: node bodies read every sweep, a 6 s warm-up, a
+    // baseline of 5 periods (judged from 3: about 10 s of steady training). Idle GPUs after 24 s, so the
+    // alert's "GPU-hours wasted" (8 GPUs × 24 s) rounds to 0.1 rather than 0.0.
+    TRAINWATCH_TELEMETRY_EVERY: '3s',
+    TRAINWATCH_HEALTH_WARMUP: '6s',
+    TRAINWATCH_BASELINE_WINDOW: '15s',
+    TRAINWATCH_IDLE_GPU_AFTER: '24s',
     // Restart transient faults after a 2 s backoff (60 s by default) with the operator's resume command.
     TRAINWATCH_RESTART_POLICY: JSON.stringify({ extends: 'transient', backoff: { initial_seconds: 2 } }),
     TRAINWATCH_RESTART_COMMANDS: JSON.stringify({
@@ -123,7 +130,7 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
     const queues = await setupLocalQueues(app.config, app.clients, 'trainwatch-local');
     out('  routed S3 sentinel events and remediation transitions through EventBridge to SQS');
     out(
-      `thresholds: stale ${env.TRAINWATCH_STALE_AFTER}, stall ${env.TRAINWATCH_STALL_AFTER}, startup grace ${env.TRAINWATCH_STARTUP_GRACE}; sweep every ${opts.sweepEveryMs / 1000}s; restart policy transient\n`,
+      `thresholds: stale ${env.TRAINWATCH_STALE_AFTER}, stall ${env.TRAINWATCH_STALL_AFTER}, startup grace ${env.TRAINWATCH_STARTUP_GRACE}; health: telemetry every ${env.TRAINWATCH_TELEMETRY_EVERY}, warm-up ${env.TRAINWATCH_HEALTH_WARMUP}, idle GPUs after ${env.TRAINWATCH_IDLE_GPU_AFTER}; sweep every ${opts.sweepEveryMs / 1000}s; restart policy transient\n`,
     );
 
     out(`${stamp()} ${await localSilence(app, Date.now())}`);

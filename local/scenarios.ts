@@ -99,6 +99,113 @@ async function fourNodes(w: HeartbeatWriter, c: Clock): Promise<void> {
   }
 }
 
+/** Node `rank` of a simulated multi-node job: its instance and host (`base` keeps jobs apart). */
+const nodeOf = (base: number, rank: number) => ({
+  instance_id: `i-0a1b2c3d4e5f6${String(base + rank).padStart(4, '0')}`,
+  hostname: `ip-10-0-${base / 100}-${20 + rank}`,
+});
+/** Eight GPUs at `util(index)` %. */
+const eightGpus = (util: (index: number) => number) =>
+  Array.from({ length: 8 }, (_, index) => ({
+    index,
+    util: util(index),
+    mem_used_mib: 70123,
+    mem_total_mib: 81559,
+  }));
+/** Deterministic noise of ±`amount` (a fraction), different per tick and node: healthy runs are never flat. */
+const noise = (tick: number, rank: number, amount: number) => 1 + amount * Math.sin(tick * 1.7 + rank * 2.3);
+
+/**
+ * A 4-node job's writes every 2 s (as the Python client's writer thread makes them), on time however long
+ * the writes take: progress.json, metadata.json, each node's file from `node(rank)`, and the log if any.
+ */
+async function fourNodeTicks(
+  w: HeartbeatWriter,
+  c: Clock,
+  ticks: number,
+  each: (tick: number) => {
+    step: number;
+    total: number;
+    node: (rank: number) => Record<string, unknown>;
+    log?: string;
+  },
+): Promise<number> {
+  let step = 0;
+  for (let t = 0; t < ticks && !c.stopped; t++) {
+    const began = Date.now();
+    const now = each(t);
+    step = now.step;
+    await Promise.all([
+      w.progress(step, now.total, 2.1 * Math.exp(-step / 300) + 0.4),
+      w.metadata({}),
+      ...[0, 1, 2, 3].map((r) => w.node(r, { nodes: 4, step, ...now.node(r) })),
+      ...(now.log ? [w.log(now.log)] : []),
+    ]);
+    await c.sleep(Math.max(0, 2000 - (Date.now() - began)));
+  }
+  return step;
+}
+
+const EFA_LOG = `NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)
+NCCL INFO Using network AWS Libfabric
+`;
+const SOCKET_LOG = `NCCL INFO NET/OFI Selected Provider is tcp (found 1 nics)
+NCCL INFO NET/Socket : Using [0]ens5:10.0.2.20<0>
+NCCL INFO Using network Socket
+`;
+
+/**
+ * A 4-node job whose communicators are rebuilt after 22 s and come back over TCP sockets instead of EFA:
+ * every node's tokens/s halves while steps, heartbeats and GPUs all look fine. It completes 28 s later.
+ */
+async function efaFallback(w: HeartbeatWriter, c: Clock): Promise<void> {
+  const [fast, slow] = [11, 14];
+  const total = fast * 20 + slow * 10;
+  await w.metadata({ status: 'running', phase: 'training', nodes: 4 });
+  const step = await fourNodeTicks(w, c, fast + slow, (t) => {
+    const sockets = t >= fast;
+    const step = t < fast ? 20 * (t + 1) : 20 * fast + 10 * (t + 1 - fast);
+    const tokens = (r: number) => Math.round((sockets ? 6_025 : 12_050) * noise(t, r, 0.03));
+    return {
+      step,
+      total,
+      log: `${sockets ? SOCKET_LOG : EFA_LOG}step ${step}/${total} tokens/s=${4 * tokens(0)}\n`,
+      node: (r) => ({
+        ...nodeOf(200, r),
+        step_time_s: sockets ? 0.2 : 0.1,
+        tokens_per_s: tokens(r),
+        gpus: eightGpus((i) => Math.round(95 * noise(t, r + i, 0.03))),
+      }),
+    };
+  });
+  if (!c.stopped) await w.complete({ step, final_loss: 0.52 });
+}
+
+/**
+ * A 4-node job whose nodes each work through their own shard (no collective per step, as in batch
+ * inference or embedding): node 3's data loader deadlocks after 10 s. Its 8 GPUs sit at 0 % and its step
+ * stops while its heartbeat thread keeps writing its node file, and the run's progress (node 0's) goes on.
+ */
+async function idleNode(w: HeartbeatWriter, c: Clock): Promise<void> {
+  const [ticks, stuckAt] = [29, 5];
+  const total = ticks * 20;
+  await w.metadata({ status: 'running', phase: 'training', nodes: 4 });
+  await fourNodeTicks(w, c, ticks, (t) => ({
+    step: 20 * (t + 1),
+    total,
+    node: (r) => {
+      const stuck = r === 3 && t >= stuckAt;
+      return {
+        ...nodeOf(300, r),
+        ...(stuck ? { step: 20 * stuckAt } : {}),
+        step_time_s: 0.1,
+        gpus: eightGpus((i) => (stuck ? 0 : Math.round(90 * noise(t, r + i, 0.05)))),
+      };
+    },
+  }));
+  if (!c.stopped) await w.complete({ step: total, shards: 4 });
+}
+
 /** One simulated training run: what it does, in order, and what its instance would say. */
 export interface Scenario {
   readonly runId: string;
@@ -221,6 +328,22 @@ export const SCENARIOS: readonly Scenario[] = [
     ],
     story: '4 nodes; node 2 loses a GPU (Xid 79) and goes silent',
     play: fourNodes,
+  },
+  {
+    runId: 'gpt-13b-efa',
+    jobName: 'gpt-13b-pretrain',
+    instanceId: 'i-0a1b2c3d4e5f60200',
+    instance: 'healthy',
+    story: '4 nodes; NCCL falls back from EFA to sockets: tokens/s halve',
+    play: efaFallback,
+  },
+  {
+    runId: 'clip-embed-4node',
+    jobName: 'clip-embed',
+    instanceId: 'i-0a1b2c3d4e5f60300',
+    instance: 'healthy',
+    story: "4 shards; node 3's data loader deadlocks: its GPUs idle, its step stops",
+    play: idleNode,
   },
   {
     runId: 'whisper-pending',
