@@ -57,7 +57,7 @@ type InstanceKind = 'healthy' | 'oom' | 'nccl' | 'hang' | 'gone' | 'xid79';
  */
 async function fourNodes(w: HeartbeatWriter, c: Clock): Promise<void> {
   const host = (rank: number) => `ip-10-0-1-${20 + rank}`;
-  const id = (rank: number) => `i-0a1b2c3d4e5f6010${rank}`;
+  const id = (rank: number) => `i-0a1b2c3d4e5f6011${rank}`;
   const beatNodes = (step: number, dead: number[]) =>
     Promise.all(
       [0, 1, 2, 3]
@@ -319,12 +319,12 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     runId: 'llama-70b-4node',
     jobName: 'llama-70b-pretrain',
-    instanceId: 'i-0a1b2c3d4e5f60100',
+    instanceId: 'i-0a1b2c3d4e5f60110',
     instance: 'hang',
     nodes: [
-      { instanceId: 'i-0a1b2c3d4e5f60101', instance: 'hang' },
-      { instanceId: 'i-0a1b2c3d4e5f60102', instance: 'xid79' },
-      { instanceId: 'i-0a1b2c3d4e5f60103', instance: 'hang' },
+      { instanceId: 'i-0a1b2c3d4e5f60111', instance: 'hang' },
+      { instanceId: 'i-0a1b2c3d4e5f60112', instance: 'xid79' },
+      { instanceId: 'i-0a1b2c3d4e5f60113', instance: 'hang' },
     ],
     story: '4 nodes; node 2 loses a GPU (Xid 79) and goes silent',
     play: fourNodes,

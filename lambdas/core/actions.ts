@@ -41,6 +41,20 @@ export const STATE_ACTIONS: Readonly<Record<RunState, string>> = {
   RESTARTING: 'Nothing to do: trainwatch restarted the run and is waiting for a heartbeat of the new attempt',
 };
 
+/** What to do about a WARNING, by what caused it (a node, the run's health); else the state's action. */
+export const WARNING_ACTIONS: Readonly<Record<string, string>> = {
+  node_silent:
+    'A node stopped writing its heartbeat: check that instance (is it up, is its training process alive, dmesg for Xid errors); the other ranks will block in the next collective',
+  nodes_missing:
+    'Some nodes never reported: check that every node started the job (scheduler, launcher logs) and may write to the heartbeat bucket',
+  throughput_drop:
+    'The run is slower than its own baseline: check the NCCL transport on every node (NCCL_DEBUG=INFO: NET/Socket instead of NET/OFI or Libfabric means EFA is not used), then the data pipeline and other jobs on the nodes',
+  straggler:
+    'One node is slower than the others and the whole job runs at its pace: check its GPUs (nvidia-smi: clocks, temperature, ECC), its disk and its network, or move the job off it',
+  idle_gpus:
+    'GPUs sit idle while the job is RUNNING: dump the training process on that node (py-spy dump --pid <pid>: a data loader or a collective may be stuck); every idle hour is paid for',
+};
+
 /** States where a known error type says more than the state itself. */
 const ERROR_SPECIFIC: ReadonlySet<RunState> = new Set([
   RunState.FAILED,
@@ -49,11 +63,13 @@ const ERROR_SPECIFIC: ReadonlySet<RunState> = new Set([
   RunState.WARNING,
 ]);
 
-/** The concrete next step for a person, for a run in `state` with an optional classified error type. */
-export function actionFor(state: RunState, errorType?: string | null): string {
+/** The concrete next step for a person, for a run in `state` with an optional error type or WARNING cause. */
+export function actionFor(state: RunState, errorType?: string | null, cause?: string): string {
   // hasOwn: profiles may define their own error types, which must not hit Object.prototype ("constructor").
   if (errorType && ERROR_SPECIFIC.has(state) && Object.hasOwn(ERROR_ACTIONS, errorType))
     return ERROR_ACTIONS[errorType]!;
+  if (state === RunState.WARNING && cause && Object.hasOwn(WARNING_ACTIONS, cause))
+    return WARNING_ACTIONS[cause]!;
   return STATE_ACTIONS[state];
 }
 

@@ -35,7 +35,7 @@ export function buildAlert(
     state: record.state,
     previousState: opts.previousState,
     reason: record.reason,
-    action: actionFor(record.state, record.errorType),
+    action: actionFor(record.state, record.errorType, record.cause),
     severity: severityFor(record.state),
     at: opts.now,
     attempt: record.attempt,

@@ -16,7 +16,20 @@ export interface Verdict {
   readonly state: RunState;
   readonly reason: string;
   readonly errorType?: string | null;
+  /** What made a WARNING (a silent node, a throughput drop, …): the alert's action follows it. */
+  readonly cause?: WarningCause;
 }
+
+/** Why a run is WARNING, for the action people are told to take. */
+export type WarningCause =
+  | 'heartbeat_stale'
+  | 'node_silent'
+  | 'nodes_missing'
+  | 'throughput_drop'
+  | 'straggler'
+  | 'idle_gpus'
+  | 'data_bound'
+  | 'finding';
 
 const ago = (now: number, at: number) => formatDuration(now - at);
 
@@ -96,16 +109,6 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
       };
   }
 
-  if (stale.length > 0) {
-    const [s] = stale;
-    const name = s === metadata ? 'metadata.json' : 'progress.json';
-    const other = s === metadata ? 'progress.json' : 'metadata.json';
-    return {
-      state: RunState.WARNING,
-      reason: `${name} not updated for ${ago(now, s!.lastModified)} (${limit}) while ${other} is fresh`,
-    };
-  }
-
   // v1.1: a silent or missing node while the run itself still beats, named long before NCCL times out.
   const nodes = judgeNodes({
     nodes: currentNodes(run, boundary),
@@ -116,10 +119,39 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
     staleAfterMs: eff.staleAfterMs,
     startupGraceMs: t.startupGraceMs,
   });
-  if (nodes) return { state: RunState.WARNING, reason: nodes.reason };
+  if (nodes)
+    return {
+      state: RunState.WARNING,
+      reason: nodes.reason,
+      cause: nodes.silent.length ? 'node_silent' : 'nodes_missing',
+    };
+
+  // A node-level health finding (idle GPUs, a straggler, a throughput drop) names the cause of what a
+  // stale progress.json would only show as its consequence.
+  const health = Object.keys(known.findings ?? {})
+    .filter((k) => k.startsWith('health.'))
+    .sort()[0];
+  if (health)
+    return {
+      state: RunState.WARNING,
+      reason: known.findings![health]!,
+      cause: health.slice('health.'.length) as WarningCause,
+    };
+
+  if (stale.length > 0) {
+    const [s] = stale;
+    const name = s === metadata ? 'metadata.json' : 'progress.json';
+    const other = s === metadata ? 'progress.json' : 'metadata.json';
+    return {
+      state: RunState.WARNING,
+      reason: `${name} not updated for ${ago(now, s!.lastModified)} (${limit}) while ${other} is fresh`,
+      cause: 'heartbeat_stale',
+    };
+  }
 
   const findings = Object.keys(known.findings ?? {}).sort();
-  if (findings.length > 0) return { state: RunState.WARNING, reason: known.findings![findings[0]!]! };
+  if (findings.length > 0)
+    return { state: RunState.WARNING, reason: known.findings![findings[0]!]!, cause: 'finding' };
 
   const of = known.totalSteps ? `/${known.totalSteps}` : '';
   return {

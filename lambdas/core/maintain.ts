@@ -33,6 +33,7 @@ export async function maintain(
     const reminded: RunRecord = {
       ...next,
       reason: verdict.reason,
+      cause: verdict.cause,
       version: base.version + 1,
       updatedAt: now,
       lastAlertAt: now,
@@ -61,7 +62,13 @@ export async function maintain(
     };
     if (!(await deps.states.transition(next, flip, base.version))) return outcome(base, { conflict: true });
   } else if (toSend.length > 0 || JSON.stringify(known) !== JSON.stringify(base)) {
-    next = { ...next, reason: verdict.reason, version: base.version + 1, updatedAt: now };
+    next = {
+      ...next,
+      reason: verdict.reason,
+      cause: verdict.cause,
+      version: base.version + 1,
+      updatedAt: now,
+    };
     if (!(await deps.states.update(next, base.version))) return outcome(base, { conflict: true });
   } else {
     return outcome(base);

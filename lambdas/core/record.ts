@@ -44,6 +44,8 @@ export interface RunRecord {
   readonly runId: string;
   readonly state: RunState;
   readonly reason: string;
+  /** What made the current WARNING (the alert's action follows it). */
+  readonly cause?: import('./evaluate.js').WarningCause;
   readonly errorType?: string | null;
   readonly attempt: number;
   /** Bumped by every write; every write is conditional on it (0: not stored yet). */

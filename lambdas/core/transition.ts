@@ -45,6 +45,7 @@ export async function transition(
     ...draft,
     state,
     reason: verdict.reason,
+    cause: verdict.cause,
     errorType: state === RunState.FAILED ? (verdict.errorType ?? null) : null,
     restartIssuedAt: state === RunState.RESTARTING ? draft.restartIssuedAt : undefined,
     version: base.version + 1,

@@ -76,6 +76,26 @@ describe('multi-node runs (protocol v1.1)', () => {
     ]);
   });
 
+  it('names the silent node, not the stale progress.json it caused, and says what to do about it', async () => {
+    const h = harness();
+    h.beat(T0, 10);
+    await h.check(T0);
+    // Node 2 dies; the other ranks hang in the collective: progress.json stops too, metadata.json beats.
+    for (let m = 1; m <= 11; m++) {
+      h.runs.put(
+        'r1',
+        'metadata',
+        { run_id: 'r1', phase: 'training', nodes: 4, last_update: T0 + m * M },
+        T0 + m * M,
+      );
+      for (const r of [0, 1, 3]) h.beatNode(r, T0 + m * M);
+    }
+    expect(await h.check(T0 + 11 * M)).toMatchObject({ state: 'WARNING' });
+    const alert = h.slack.sent.at(-1)!;
+    expect(alert.reason).toMatch(/^node 2 \(i-0000000000000002, ip-10-0-1-22\) silent for 11m/);
+    expect(alert.action).toMatch(/^A node stopped writing its heartbeat: check that instance/);
+  });
+
   it('counts missing nodes after the startup grace (metadata.json says how many)', async () => {
     const h = harness(4);
     h.beat(T0, 10, [3]);
