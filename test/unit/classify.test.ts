@@ -231,6 +231,11 @@ signals:
     const dmesg = '[  170.05] NVRM: Xid (PCI:0000:01:00): 31, Ch 00000013, engmask 00000101, intr 10000000';
     expect(classify(dmesg)).toMatchObject({ error_type: 'gpu_xid', signal: 'gpu_xid_application_alone' });
     expect(
+      classify(
+        "NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52e7b0=0x101000e",
+      ).error_type,
+    ).toBe('gpu_xid');
+    expect(
       classify(`${dmesg}\nRuntimeError: CUDA error: an illegal memory access was encountered`).error_type,
     ).toBe('torch');
   });

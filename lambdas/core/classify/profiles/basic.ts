@@ -76,7 +76,8 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     // The same Xids with no application fault anywhere in the text (a dmesg excerpt, a node report): then
     // nothing else explains them, and the GPU is what a person must look at.
     pattern: String.raw`${XID}(?<xid>${APP_XIDS})\b`,
-    excludes: String.raw`Traceback \(most recent call last\)|\b\w*(?:Error|Exception)\b:|CUDA error|illegal memory access|Segmentation fault|core dumped|\bKilled\b`,
+    // An exception class name (RuntimeError:, c10::Error:); the driver's own "Graphics Exception:" is no such fault.
+    excludes: String.raw`Traceback \(most recent call last\)|\b\w+(?:Error|Exception):|CUDA error|illegal memory access|Segmentation fault|core dumped|\bKilled\b`,
     error_type: 'gpu_xid',
     severity: 'error',
     subsystem: 'gpu',
