@@ -195,6 +195,77 @@ signals:
     expect(classify(text).error_type).toBeNull();
   });
 
+  it('reads a stuck process from how it was inspected: gdb attached, Ctrl-C in a DataLoader or a collective, zombie workers', () => {
+    expect(classify('(gdb) info threads\n* 1    Thread 0x7f (LWP 1) "" select_poll_poll ()').error_type).toBe(
+      'hang',
+    );
+    expect(
+      classify('Program received signal SIGSEGV, Segmentation fault.\n(gdb) bt\n#0  0x0 in f ()').error_type,
+    ).toBe('exception');
+    const dl = [
+      'Traceback (most recent call last):',
+      '  File "/x/torch/utils/data/dataloader.py", line 942, in _shutdown_workers',
+      '    w.join()',
+      'KeyboardInterrupt',
+    ].join('\n');
+    expect(classify(dl)).toMatchObject({ error_type: 'deadlock', signal: 'interrupted_in_dataloader' });
+    // The same frame in a traceback that ended in an ordinary error is that error, not a stall.
+    expect(classify(dl.replace('KeyboardInterrupt', 'ValueError: bad batch')).error_type).toBe('exception');
+    const coll = [
+      '  File "/x/torch/distributed/distributed_c10d.py", line 3439, in barrier',
+      '    work.wait()',
+      'KeyboardInterrupt',
+    ].join('\n');
+    expect(classify(coll)).toMatchObject({ error_type: 'hang', signal: 'interrupted_in_collective' });
+    expect(classify('user+  58 51.7  0.0  0  0 ?  Z  14:27  26:20 [python] <defunct>').error_type).toBe(
+      'deadlock',
+    );
+    expect(
+      classify(
+        'Thread (idle): "MainThread"\n    get (queue.py:180)\n    _get_data (torch/utils/data/dataloader.py:1473)',
+      ).error_type,
+    ).toBe('deadlock');
+  });
+
+  it('calls an application Xid alone a GPU fault, but leaves it to the application error when there is one', () => {
+    const dmesg = '[  170.05] NVRM: Xid (PCI:0000:01:00): 31, Ch 00000013, engmask 00000101, intr 10000000';
+    expect(classify(dmesg)).toMatchObject({ error_type: 'gpu_xid', signal: 'gpu_xid_application_alone' });
+    expect(
+      classify(
+        "NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52e7b0=0x101000e",
+      ).error_type,
+    ).toBe('gpu_xid');
+    expect(
+      classify(`${dmesg}\nRuntimeError: CUDA error: an illegal memory access was encountered`).error_type,
+    ).toBe('torch');
+  });
+
+  it('calls a full /dev/shm disk_full, a CUDA fault reported by NCCL torch, and a missing state_dict key torch', () => {
+    expect(
+      classify('NCCL WARN Error while creating shared memory segment /dev/shm/nccl-abc (size 9637888)')
+        .error_type,
+    ).toBe('disk_full');
+    expect(
+      classify(
+        "NCCL WARN Cuda failure 'invalid argument'\nNCCL WARN Error while creating shared memory segment /dev/shm/x",
+      ).error_type,
+    ).toBe('nccl');
+    expect(
+      classify(
+        "h:1:2 [1] include/alloc.h:125 NCCL WARN Cuda failure 700 'an illegal memory access was encountered'\nh:1:2 [1] NCCL INFO include/alloc.h:246 -> 1",
+      ).error_type,
+    ).toBe('torch');
+    expect(classify('RuntimeError: Missing key in checkpoint state_dict: model.2.weight').error_type).toBe(
+      'torch',
+    );
+  });
+
+  it('calls a job that expected EFA but whose NCCL found no net plugin efa_fallback', () => {
+    const text = '"FI_PROVIDER": "efa",\n[1] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).';
+    expect(classify(text).error_type).toBe('efa_fallback');
+    expect(classify('[1] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).').error_type).toBeNull();
+  });
+
   it('limits a run to the signals of its profile and falls back to production for an unknown name', () => {
     const hang = 'rank 2 appears to be hung in all_reduce';
     expect(classify(hang, 'basic').error_type).toBeNull();

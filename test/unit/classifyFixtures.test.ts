@@ -6,8 +6,8 @@ import { loadLogFixtures } from '../support/logFixtures.js';
 
 // Floors, not targets: raise them when the signals get better, never lower them to let a change through, and
 // never move an excerpt between sets (the set follows the project: test/unit/classifySplit.test.ts).
-const DEV_FLOOR = { family: 0.939, decision: 0.943 };
-const VALIDATION_FLOOR = { family: 0.81, decision: 0.86 };
+const DEV_FLOOR = { family: 0.975, decision: 0.978 };
+const VALIDATION_FLOOR = { family: 0.862, decision: 0.9 };
 
 const fixtures = splitFixtures(loadLogFixtures());
 const healthy = fixtures.filter((f) => f.label === 'healthy');

@@ -72,6 +72,18 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     description: 'An Xid that usually follows an application fault; the log says more',
   },
   {
+    name: 'gpu_xid_application_alone',
+    // The same Xids with no application fault anywhere in the text (a dmesg excerpt, a node report): then
+    // nothing else explains them, and the GPU is what a person must look at.
+    pattern: String.raw`${XID}(?<xid>${APP_XIDS})\b`,
+    // An exception class name (RuntimeError:, c10::Error:); the driver's own "Graphics Exception:" is no such fault.
+    excludes: String.raw`Traceback \(most recent call last\)|\b\w+(?:Error|Exception):|CUDA error|illegal memory access|Segmentation fault|core dumped|\bKilled\b`,
+    error_type: 'gpu_xid',
+    severity: 'error',
+    subsystem: 'gpu',
+    priority: 6,
+  },
+  {
     name: 'spot_interruption',
     pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|\b(?:is|was|been|being|got) preempted\b|^\s*Reason:\s*Evicted\b|\s\d+/\d+\s+Evicted\s|\bpod\b[^\n]{0,100}\bevicted\b|The node was low on resource`,
     error_type: 'cancelled_preempted',
@@ -103,6 +115,18 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     severity: 'critical',
     subsystem: 'disk',
     priority: 90,
+  },
+  {
+    name: 'shared_memory_full',
+    // /dev/shm is a size-limited tmpfs (64 MB by default in a container): NCCL's and the DataLoader's shared
+    // segments fail when it is full, whatever error the framework then raises.
+    pattern: String.raw`Error while creating shared memory segment|insufficient shared memory \(shm\)`,
+    // NCCL also fails to create a segment when a CUDA call on it fails (it says so first): not a full /dev/shm.
+    excludes: String.raw`NCCL WARN Cuda failure`,
+    error_type: 'disk_full',
+    severity: 'critical',
+    subsystem: 'disk',
+    priority: 85,
   },
   {
     name: 'checkpoint_write_failed',
@@ -210,7 +234,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'torch_usage_error',
-    pattern: String.raw`Expected all tensors to be on the same device|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d+\) must match|size mismatch for \S+|Trying to backward through the graph a second time|one of the variables needed for gradient computation has been modified|Expected (?:input|target) batch_size|expected scalar type \w+ but found \w+|Error\(s\) in loading state_dict`,
+    pattern: String.raw`Expected all tensors to be on the same device|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d+\) must match|size mismatch for \S+|Trying to backward through the graph a second time|one of the variables needed for gradient computation has been modified|Expected (?:input|target) batch_size|expected scalar type \w+ but found \w+|Error\(s\) in loading state_dict|(?:Missing|Unexpected) keys? in (?:checkpoint )?state_dict`,
     error_type: 'torch',
     severity: 'error',
     subsystem: 'python',

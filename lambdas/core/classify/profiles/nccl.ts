@@ -29,6 +29,8 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'nccl_error',
     pattern: String.raw`NCCL error(?: in: [^,\s]+)?(?:,\s*(?<nccl_error>[^,]{3,80}?)(?:\s*\(run with|, NCCL version|$))?|\bnccl(?<nccl_code>SystemError|InternalError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)\b|\bnccl\w+ failed: (?:unhandled|internal|invalid|remote)|NCCL WARN Cuda failure|NCCL WARN Call to \w+ failed|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)`,
+    // A CUDA fault that NCCL merely reports (its kernels hit an illegal address) is the CUDA error's own.
+    unless: String.raw`illegal memory access|device-side assert`,
     fields: ['nccl_error', 'nccl_code'],
     error_type: 'nccl',
     severity: 'critical',
@@ -40,6 +42,8 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
     // NCCL logs the return code up its call stack ("NCCL INFO init.cc:1303 -> 2"): 1-6 are errors
     // (unhandled cuda, system, internal, invalid argument, invalid usage, remote); 7 is only "in progress".
     pattern: String.raw`NCCL INFO [\w/.-]{1,100}\.(?:cc|h|cpp):\d+ -> (?<nccl_code>[1-6])\b`,
+    // Code 1 up the stack after a CUDA fault is that fault travelling, not an NCCL failure of its own.
+    excludes: String.raw`an illegal memory access was encountered|device-side assert triggered`,
     error_type: 'nccl',
     severity: 'error',
     subsystem: 'nccl',
@@ -105,7 +109,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
     name: 'nccl_socket_fallback',
     // NCCL quietly drops to TCP sockets when the OFI plugin fails to load; that is only wrong where EFA was
     // meant to be used, which the same log tells by mentioning the OFI plugin or the EFA provider.
-    pattern: String.raw`NET/Socket\s*:\s*Using|Using network Socket`,
+    pattern: String.raw`NET/Socket\s*:\s*Using|Using network Socket|NET/Plugin\s*:\s*No plugin found`,
     requires: String.raw`NET/OFI|aws-ofi-nccl|libnccl-net-ofi\.so|FI_PROVIDER["']?\s*[:=]\s*["']?efa|provider:? efa|OFI plugin`,
     error_type: 'efa_fallback',
     severity: 'warning',

@@ -24,7 +24,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // faulthandler form "line N in f" differs from a traceback's "line N, in f", which is an error, not a hang;
     // gdb's py-bt keeps the comma but says "most recent call first", which only dumps say.
     pattern: String.raw`\((?:torch/distributed/distributed_c10d|deepspeed/comm/\w+)\.py:\d+\)|distributed_c10d\.py", line \d+,? in \w+|\bin (?:nccl[A-Z]\w*|c10d::ProcessGroupNCCL::\w+(?:::\w+)?)\s*\(`,
-    requires: String.raw`Thread (?:\d+|0x[0-9a-f]+) \((?:idle|active)\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
+    requires: String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
     excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error`,
     flags: 'im',
     error_type: 'hang',
@@ -36,7 +36,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     name: 'stack_in_dataloader',
     // The same, with the frames in the DataLoader's queue or its workers: the classic DataLoader deadlock.
     pattern: String.raw`\(torch/utils/data/(?:dataloader|_utils/\w+)\.py:\d+\)|data/dataloader\.py", line \d+ in \w+`,
-    requires: String.raw`Thread (?:\d+|0x[0-9a-f]+) \((?:idle|active)\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
+    requires: String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
     flags: 'im',
     error_type: 'deadlock',
     severity: 'error',
@@ -47,7 +47,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     name: 'stack_dump',
     // Someone dumped every thread of a live process (py-spy dump, gdb "thread apply all bt", a faulthandler
     // timeout): that is what people do to a job that stopped progressing. A crash's backtrace is not this.
-    pattern: String.raw`^\s*Thread (?:\d+|0x[0-9A-Fa-f]+) \((?:idle|active)\): "MainThread"|^\(gdb\) thread apply all bt|^Timeout \(\d+:\d\d:\d\d\)!|^Python v\d+\.\d+\.\d+ \(/`,
+    pattern: String.raw`^\s*Thread (?:(?:\d+|0x[0-9A-Fa-f]+) )?\((?:idle|active)\): "MainThread"|^\(gdb\) thread apply all bt|^Timeout \(\d+:\d\d:\d\d\)!|^Python v\d+\.\d+\.\d+ \(/`,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',
@@ -65,6 +65,51 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     severity: 'error',
     subsystem: 'training',
     priority: 29,
+  },
+  {
+    name: 'gdb_attached',
+    // gdb attached to a live process ("(gdb) info threads", "(gdb) bt"): what people do to a stuck job. A
+    // crash opened in gdb says which signal killed it, and that is a crash, not a stall.
+    pattern: String.raw`^\(gdb\)\s*(?:thread apply all bt|info threads|bt|backtrace|py-bt)\b`,
+    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped|Segmentation fault`,
+    flags: 'im',
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 28,
+  },
+  {
+    name: 'interrupted_in_dataloader',
+    // A job stopped by hand (KeyboardInterrupt) while the DataLoader waited on its workers or their queue:
+    // the DataLoader was stuck, the classic worker deadlock.
+    pattern: String.raw`data/dataloader\.py", line \d+,? in (?:_shutdown_workers|_try_get_data|_get_data|__del__)\b`,
+    requires: String.raw`^\s*KeyboardInterrupt\b`,
+    flags: 'im',
+    error_type: 'deadlock',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 32,
+  },
+  {
+    name: 'interrupted_in_collective',
+    // The same with the frames in a collective or barrier: a rank waited for peers that never came.
+    pattern: String.raw`distributed_c10d\.py", line \d+,? in \w+|deepspeed/comm/\w+\.py", line \d+,? in \w+`,
+    requires: String.raw`^\s*KeyboardInterrupt\b`,
+    flags: 'im',
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 31,
+  },
+  {
+    name: 'defunct_workers',
+    // ps shows Python children as zombies ("[python] <defunct>") while the parent waits: workers died and
+    // nobody reaped them, so the parent blocks forever (a DataLoader worker deadlock).
+    pattern: String.raw`\[python[\d.]*\] <defun`,
+    error_type: 'deadlock',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 27,
   },
   {
     name: 'deadlock',
