@@ -1,49 +1,48 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { checked } from '../ssmParams.js';
+import '../zod.js';
 import { MAX_NODES, nodeFile } from './files.js';
 import { type Parsed, parseJson } from './parse.js';
 
 const timestamp = z.union([z.string(), z.number()]);
 /** A measurement: writers leave out what they cannot read, and null says the same. */
-const reading = (schema: z.ZodNumber) => schema.nullable().optional();
+const reading = (schema: z.ZodMiniNumber) => z.optional(z.nullable(schema));
 
 /** One GPU of a node, from NVML or `nvidia-smi --query-gpu`. Unknown fields are kept. */
 export const NodeGpuSchema = z.looseObject({
-  index: z.number().int().min(0).max(1023),
-  util: reading(z.number().min(0).max(100)),
-  mem_used_mib: reading(z.number().min(0)),
-  mem_total_mib: reading(z.number().min(0)),
+  index: z.int().check(z.minimum(0), z.maximum(1023)),
+  util: reading(z.number().check(z.minimum(0), z.maximum(100))),
+  mem_used_mib: reading(z.number().check(z.minimum(0))),
+  mem_total_mib: reading(z.number().check(z.minimum(0))),
   temp_c: reading(z.number()),
-  power_w: reading(z.number().min(0)),
-  ecc_uncorrected: reading(z.number().int().min(0)),
+  power_w: reading(z.number().check(z.minimum(0))),
+  ecc_uncorrected: reading(z.int().check(z.minimum(0))),
   /** Why this GPU could not be read (`GPU requires reset`, `GPU is lost`): evidence, not a parse error. */
-  error: z.string().max(1000).optional(),
+  error: z.optional(z.string().check(z.maxLength(1000))),
 });
 
 /** `nodes/{node_rank}.json` (protocol v1.1): this node is alive, and how its GPUs and steps are doing. */
 export const NodeFileSchema = z
   .looseObject({
-    node_rank: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_NODES - 1),
-    nodes: z.number().int().min(1).max(MAX_NODES).optional(),
-    instance_id: z.string().optional(),
-    hostname: z.string().optional(),
-    last_updated: timestamp.optional(),
-    step: z.number().int().min(0).nullable().optional(),
-    step_time_s: reading(z.number().min(0)),
-    samples_per_s: reading(z.number().min(0)),
-    tokens_per_s: reading(z.number().min(0)),
-    gpus: z.array(NodeGpuSchema).max(1024).optional(),
+    node_rank: z.int().check(z.minimum(0), z.maximum(MAX_NODES - 1)),
+    nodes: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_NODES))),
+    instance_id: z.optional(z.string()),
+    hostname: z.optional(z.string()),
+    last_updated: z.optional(timestamp),
+    step: z.optional(z.nullable(z.int().check(z.minimum(0)))),
+    step_time_s: reading(z.number().check(z.minimum(0))),
+    samples_per_s: reading(z.number().check(z.minimum(0))),
+    tokens_per_s: reading(z.number().check(z.minimum(0))),
+    gpus: z.optional(z.array(NodeGpuSchema).check(z.maxLength(1024))),
     /** Why no GPU could be read (`nvidia-smi exit 9: ... couldn't communicate with the NVIDIA driver`). */
-    gpu_error: z.string().max(1000).optional(),
+    gpu_error: z.optional(z.string().check(z.maxLength(1000))),
   })
-  .refine((n) => n.nodes === undefined || n.node_rank < n.nodes, {
-    message: 'node_rank must be below nodes (ranks count from 0)',
-    path: ['node_rank'],
-  });
+  .check(
+    z.refine((n) => n.nodes === undefined || n.node_rank < n.nodes, {
+      message: 'node_rank must be below nodes (ranks count from 0)',
+      path: ['node_rank'],
+    }),
+  );
 
 export type NodeGpu = z.infer<typeof NodeGpuSchema>;
 export type NodeFile = z.infer<typeof NodeFileSchema>;

@@ -1,4 +1,5 @@
-import type { z } from 'zod';
+import * as z from 'zod/mini';
+import '../zod.js';
 import { MAX_JSON_BYTES, MAX_TEXT_BYTES } from './files.js';
 import { type Metadata, MetadataSchema, type Progress, ProgressSchema } from './schemas.js';
 
@@ -9,7 +10,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const lossy = new TextDecoder('utf-8');
 
 /** Parses a JSON protocol file named `file` against `schema`; every failure is a one-line problem, never a throw. */
-export function parseJson<S extends z.ZodType>(
+export function parseJson<S extends z.ZodMiniType>(
   file: string,
   bytes: Uint8Array,
   schema: S,
@@ -31,7 +32,7 @@ export function parseJson<S extends z.ZodType>(
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json))
     return { ok: false, problem: `${file} must be a JSON object` };
-  const result = schema.safeParse(json);
+  const result = z.safeParse(schema, json);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const path = issue.path.join('.') || '(root)';

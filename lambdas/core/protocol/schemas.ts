@@ -1,38 +1,35 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../zod.js';
 import { MAX_NODES } from './files.js';
 
 const timestamp = z.union([z.string(), z.number()]);
 
 /** `metadata.json`: the run is alive. Unknown fields are kept. */
 export const MetadataSchema = z.looseObject({
-  run_id: z.string().optional(),
-  status: z.string().optional(),
-  phase: z.string().optional(),
-  last_update: timestamp.optional(),
-  instance_id: z.string().optional(),
-  job_name: z.string().optional(),
-  started_at: timestamp.optional(),
-  attempt: z.number().int().min(1).optional(),
-  log_path: z.string().optional(),
-  checkpoint_dir: z.string().optional(),
-  profile: z.string().optional(),
-  stale_minutes: z
-    .number()
-    .positive()
-    .max(7 * 24 * 60)
-    .optional(),
-  tags: z.record(z.string(), z.unknown()).optional(),
+  run_id: z.optional(z.string()),
+  status: z.optional(z.string()),
+  phase: z.optional(z.string()),
+  last_update: z.optional(timestamp),
+  instance_id: z.optional(z.string()),
+  job_name: z.optional(z.string()),
+  started_at: z.optional(timestamp),
+  attempt: z.optional(z.int().check(z.minimum(1))),
+  log_path: z.optional(z.string()),
+  checkpoint_dir: z.optional(z.string()),
+  profile: z.optional(z.string()),
+  stale_minutes: z.optional(z.number().check(z.positive(), z.maximum(7 * 24 * 60))),
+  tags: z.optional(z.record(z.string(), z.unknown())),
   /** v1.1: how many nodes the run expects to write `nodes/{node_rank}.json`. */
-  nodes: z.number().int().min(1).max(MAX_NODES).optional(),
+  nodes: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_NODES))),
 });
 
 /** `progress.json`: the run makes progress. Unknown fields (metrics) are kept. */
 export const ProgressSchema = z.looseObject({
-  step: z.number().int().min(0),
-  total_steps: z.number().int().min(0).nullable().optional(),
-  loss: z.number().nullable().optional(),
-  learning_rate: z.number().nullable().optional(),
-  last_updated: timestamp.optional(),
+  step: z.int().check(z.minimum(0)),
+  total_steps: z.optional(z.nullable(z.int().check(z.minimum(0)))),
+  loss: z.optional(z.nullable(z.number())),
+  learning_rate: z.optional(z.nullable(z.number())),
+  last_updated: z.optional(timestamp),
 });
 
 export type Metadata = z.infer<typeof MetadataSchema>;
