@@ -1,37 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { statusRow } from '../../bin/commands/status.js';
-import { type CheckDeps, checkRun } from '../../lambdas/core/checkRun.js';
 import { DEFAULT_HEALTH_SETTINGS } from '../../lambdas/core/health/index.js';
-import type { Thresholds } from '../../lambdas/core/thresholds.js';
-import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier } from '../support/fakes.js';
+import { oneRun } from '../support/oneRun.js';
 
 const M = 60_000;
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
-const T: Thresholds = {
-  staleAfterMs: 10 * M,
-  stallAfterMs: 30 * M,
-  startupGraceMs: 15 * M,
-  phaseStaleAfterMs: {},
-};
 const NODES = 4;
 
 /** A 4-node run swept every minute, as the Lambda would, with the health rules on (default settings). */
 function world() {
-  const runs = new FakeRunStore();
-  const states = new FakeStateStore();
-  const slack = new RecordingNotifier('slack');
-  const deps: CheckDeps = {
-    runs,
-    states,
-    notifiers: [slack],
-    thresholds: T,
-    classify: () => ({ error_type: null }),
-    links: { bucket: 'b', prefix: 'training-runs', region: 'us-east-1' },
-    deliverOptions: NO_WAIT,
-    health: DEFAULT_HEALTH_SETTINGS,
-  };
-  const sweep = async (now: number) =>
-    checkRun(deps, (await runs.listRun('r1'))!, await states.get('r1'), now);
+  const { runs, states, slack, check: sweep } = oneRun({ health: DEFAULT_HEALTH_SETTINGS });
   /** Minute `m`: every node writes its file; `node(rank, m)` says what it reports. */
   const write = (m: number, node: (rank: number) => Record<string, unknown>, step: number) => {
     const at = T0 + m * M;

@@ -1,32 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type CheckDeps, checkRun } from '../../lambdas/core/checkRun.js';
-import type { Thresholds } from '../../lambdas/core/thresholds.js';
-import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier } from '../support/fakes.js';
+import { oneRun } from '../support/oneRun.js';
 
 const M = 60_000;
 const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);
-const T: Thresholds = {
-  staleAfterMs: 10 * M,
-  stallAfterMs: 30 * M,
-  startupGraceMs: 15 * M,
-  phaseStaleAfterMs: {},
-};
 
 function harness(nodes = 4) {
-  const runs = new FakeRunStore();
-  const states = new FakeStateStore();
-  const slack = new RecordingNotifier('slack');
-  const deps: CheckDeps = {
-    runs,
-    states,
-    notifiers: [slack],
-    thresholds: T,
-    classify: () => ({ error_type: null }),
-    links: { bucket: 'b', prefix: 'training-runs', region: 'us-east-1' },
-    deliverOptions: NO_WAIT,
-  };
-  const check = async (now: number) =>
-    checkRun(deps, (await runs.listRun('r1'))!, await states.get('r1'), now);
+  const { runs, states, slack, check } = oneRun();
   const beatNode = (rank: number, at: number, extra: Record<string, unknown> = {}) =>
     runs.put(
       'r1',
