@@ -1,25 +1,13 @@
 // The multi-node fleet of `npm run bench`: N runs × M nodes (protocol v1.1), each node writing
 // nodes/{rank}.json. Measures what node files add to a sweep: S3 requests per node beyond the LIST share,
 // DynamoDB writes for unchanged nodes, and a sweep's peak memory.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { createApp } from '../lambdas/app.js';
 import { mapLimit } from '../lambdas/core/mapLimit.js';
-import { awsClients } from '../local/awsClients.js';
-import { setupLocal } from '../local/setup.js';
+import { fleet, type Once, sweepOnce } from './fleet.js';
 import { PRICES, SWEEPS_PER_MONTH } from './prices.js';
 
 const STALL_MIN = 30;
 const K = STALL_MIN / 2;
-
-type Once = {
-  report: { runs: number; durationMs: number; writes: number; transitions: unknown[] };
-  counts: Record<string, number>;
-  maxRssMb: number;
-  items: number;
-  bytes: number;
-};
 
 const runId = (i: number) => `mn-${String(i).padStart(5, '0')}`;
 
@@ -67,33 +55,14 @@ async function put(s3: S3Client, bucket: string, prefix: string, objs: { Key: st
 /** Seeds the fleet, sweeps it cold, quiet, at a telemetry period and at a progress refresh; prints the figures. */
 export async function benchMultiNode(endpoint: string, runs: number, nodes: number): Promise<void> {
   const name = `bench-mn-${Date.now() % 100000}`;
-  const env = {
-    ...process.env,
-    AWS_ENDPOINT_URL: endpoint,
-    AWS_REGION: 'us-east-1',
-    TRAINWATCH_BUCKET: name,
-    TRAINWATCH_TABLE: name,
-    TRAINWATCH_STALE_AFTER: '2h',
-    TRAINWATCH_STARTUP_GRACE: '2h',
-    TRAINWATCH_STALL_AFTER: `${STALL_MIN}m`,
-  };
-  const app = createApp(env, awsClients({ region: 'us-east-1', endpoint }));
-  await setupLocal(app.config, app.clients);
+  const { env, app } = await fleet(endpoint, name, STALL_MIN);
   const t0 = performance.now();
   const seeded = files(runs, nodes, 100);
   await put(app.clients.s3, name, app.config.prefix, seeded);
   console.log(
     `== multi-node fleet: ${runs.toLocaleString()} runs × ${nodes} nodes (${seeded.length.toLocaleString()} objects seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s) ==`,
   );
-  const once = async (now: number): Promise<Once> => {
-    const { stdout } = await promisify(execFile)('npx', ['tsx', 'bench/sweepOnce.ts', String(now)], {
-      env,
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-      timeout: 20 * 60_000,
-    });
-    return JSON.parse(stdout.trim().split('\n').pop()!);
-  };
+  const once = (now: number): Promise<Once> => sweepOnce(env, now, 20 * 60_000);
   const now = Date.now();
   const telemetryMin = 5; // TRAINWATCH_TELEMETRY_EVERY's default
   const cold = await once(now);

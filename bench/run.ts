@@ -1,13 +1,11 @@
 // `npm run bench [-- --runs 1000,10000]`: sweep cost and speed against the emulator, side by side
 // with a naive poll loop measured in the same run; sentinel latency; bundle sizes and load times.
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { parseArgs, promisify } from 'node:util';
-import { createApp } from '../lambdas/app.js';
+import { parseArgs } from 'node:util';
 import { awsClients } from '../local/awsClients.js';
 import { startEmulator } from '../local/emulator.js';
-import { setupLocal } from '../local/setup.js';
 import { SENTINEL_MEDIAN_BEFORE_MS, TARGETS } from './before.js';
+import { fleet, type Once, sweepOnce } from './fleet.js';
 import { healthSim, healthSimLine } from './healthSim.js';
 import { benchMultiNode } from './multiNode.js';
 import { naiveSweep } from './naive.js';
@@ -31,14 +29,6 @@ const STALL_MIN = 30;
 const K = STALL_MIN / 2;
 const SWEEP_TIMEOUT_MS = 20 * 60_000; // a healthy run's progress.json is read at most once per half stall threshold
 
-type Once = {
-  report: { runs: number; durationMs: number; writes: number; transitions: unknown[]; errors: unknown[] };
-  counts: Record<string, number>;
-  maxRssMb: number;
-  items: number;
-  bytes: number;
-};
-
 const emulator = await startEmulator();
 process.env.AWS_ACCESS_KEY_ID ??= 'bench';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'bench';
@@ -54,34 +44,15 @@ try {
   console.log(`fleet mix: ${MIX.map((m) => `${m.share * 100}% ${m.kind}`).join(', ')}\n`);
   for (const n of sizes) {
     const name = `bench-${n}-${Date.now() % 100000}`;
-    const env = {
-      ...process.env,
-      AWS_ENDPOINT_URL: emulator.endpoint,
-      AWS_REGION: 'us-east-1',
-      TRAINWATCH_BUCKET: name,
-      TRAINWATCH_TABLE: name,
-      // Long stale and grace thresholds let us fast-forward `now` by 15 min without real waiting; request counts don't depend on them.
-      TRAINWATCH_STALE_AFTER: '2h',
-      TRAINWATCH_STARTUP_GRACE: '2h',
-      TRAINWATCH_STALL_AFTER: `${STALL_MIN}m`,
-    };
-    const app = createApp(env, awsClients({ region: env.AWS_REGION, endpoint: emulator.endpoint }));
-    await setupLocal(app.config, app.clients);
+    const { env, app } = await fleet(emulator.endpoint, name, STALL_MIN);
     const t0 = performance.now();
     const objects = await seed(app.clients.s3, name, app.config.prefix, n);
     console.log(
       `== ${n.toLocaleString()} runs (${objects.toLocaleString()} objects seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s) ==`,
     );
-    // Async, so this process keeps draining the emulator's output while the sweep runs.
     const once = async (now: number): Promise<Once> => {
       try {
-        const { stdout } = await promisify(execFile)('npx', ['tsx', 'bench/sweepOnce.ts', String(now)], {
-          env,
-          encoding: 'utf8',
-          maxBuffer: 64 << 20,
-          timeout: SWEEP_TIMEOUT_MS,
-        });
-        return JSON.parse(stdout.trim().split('\n').pop()!);
+        return await sweepOnce(env, now, SWEEP_TIMEOUT_MS);
       } catch (e) {
         // moto server has deadlocked under concurrent requests here once: show where, then stop.
         emulator.dumpThreads();

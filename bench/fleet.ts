@@ -1,0 +1,48 @@
+// What every fleet benchmark shares: a bucket and table on the emulator with thresholds that let `now`
+// be fast-forwarded, and one sweep run in a fresh process (as one Lambda invocation).
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createApp } from '../lambdas/app.js';
+import { awsClients } from '../local/awsClients.js';
+import { setupLocal } from '../local/setup.js';
+
+/** What bench/sweepOnce.ts prints for one sweep: its report, AWS requests, peak memory, item sizes. */
+export interface Once {
+  report: { runs: number; durationMs: number; writes: number; transitions: unknown[]; errors: unknown[] };
+  counts: Record<string, number>;
+  maxRssMb: number;
+  items: number;
+  bytes: number;
+}
+
+/** A fleet's environment on the emulator, its bucket and table created; the app has every client. */
+export async function fleet(endpoint: string, name: string, stallMinutes: number) {
+  const env = {
+    ...process.env,
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_REGION: 'us-east-1',
+    TRAINWATCH_BUCKET: name,
+    TRAINWATCH_TABLE: name,
+    // Long stale and grace thresholds let us fast-forward `now` by 15 min without real waiting; request counts don't depend on them.
+    TRAINWATCH_STALE_AFTER: '2h',
+    TRAINWATCH_STARTUP_GRACE: '2h',
+    TRAINWATCH_STALL_AFTER: `${stallMinutes}m`,
+  };
+  const app = createApp(env, awsClients({ region: env.AWS_REGION, endpoint }));
+  await setupLocal(app.config, app.clients);
+  return { env, app };
+}
+
+/**
+ * One sweep at `now` in a fresh process, so its peak memory is its own. Async, so this process keeps
+ * draining the emulator's output while the sweep runs.
+ */
+export async function sweepOnce(env: NodeJS.ProcessEnv, now: number, timeoutMs: number): Promise<Once> {
+  const { stdout } = await promisify(execFile)('npx', ['tsx', 'bench/sweepOnce.ts', String(now)], {
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    timeout: timeoutMs,
+  });
+  return JSON.parse(stdout.trim().split('\n').pop()!);
+}
