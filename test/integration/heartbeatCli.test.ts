@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as complete } from '../../bin/commands/complete.js';
 import { run as error } from '../../bin/commands/error.js';
 import { run as heartbeat } from '../../bin/commands/heartbeat.js';
 import { run as progress } from '../../bin/commands/progress.js';
 import { ConfigError } from '../../lambdas/core/errors.js';
-import { RunFile, type RunFileName } from '../../lambdas/core/protocol/files.js';
+import type { RunFileName } from '../../lambdas/core/protocol/files.js';
 import { runSweep } from '../../lambdas/handlers/sweep.js';
 import { type TestEnvironment, testEnvironment } from '../support/environment.js';
 
@@ -20,16 +20,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** A run file's text as the sweep reads it (the app's own S3 run store); undefined if there is none. */
 async function read(runId: string, file: RunFileName): Promise<string | undefined> {
-  try {
-    const out = await s3.send(
-      new GetObjectCommand({ Bucket: env.TRAINWATCH_BUCKET, Key: `training-runs/${runId}/${RunFile[file]}` }),
-    );
-    return await out.Body!.transformToString();
-  } catch (e) {
-    if ((e as Error).name === 'NoSuchKey') return undefined;
-    throw e;
-  }
+  const bytes = await t.app().runs.read(runId, file);
+  return bytes && new TextDecoder().decode(bytes);
 }
 
 const readJson = async (runId: string, file: RunFileName) => JSON.parse((await read(runId, file)) ?? 'null');

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleGpus } from '../../bin/commands/gpuTelemetry.js';
 import { run as nodeHeartbeat } from '../../bin/commands/nodeHeartbeat.js';
@@ -22,20 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function read(runId: string, rank: number): Promise<Uint8Array | undefined> {
-  try {
-    const out = await s3.send(
-      new GetObjectCommand({
-        Bucket: env.TRAINWATCH_BUCKET,
-        Key: `training-runs/${runId}/nodes/${rank}.json`,
-      }),
-    );
-    return await out.Body!.transformToByteArray();
-  } catch (e) {
-    if ((e as Error).name === 'NoSuchKey') return undefined;
-    throw e;
-  }
-}
+/** A node file as the sweep reads it (the app's own S3 run store); undefined if there is none. */
+const read = (runId: string, rank: number) => t.app().runs.readNode(runId, rank);
 
 /** The node file as the watchdog parses it; fails the test if the watchdog would not accept it. */
 async function node(runId: string, rank: number): Promise<Record<string, unknown>> {
