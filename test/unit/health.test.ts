@@ -140,6 +140,21 @@ describe('throughput drop', () => {
     },
   );
 
+  it('counts a tokens/s reading taken after a checkpoint ended, so a drop right after one is not late', () => {
+    // The sweep sees a checkpoint at 97; the rate halves at 98. The node files read at 100 were written
+    // after the pause and already show the drop: the 105 reading confirms it (9 minutes, not 12).
+    const ckpt = (m: number) => (m === 97 ? 'checkpointing' : 'training');
+    const tokens = trace(140, (m) => ({ phase: ckpt(m), nodes: nodes(8, m >= 98 ? RATE / 2 : RATE) }));
+    expect(tokens.events.map((e) => [e.minute, kinds([e])])).toEqual([[105, ['throughput_drop']]]);
+    // steps/s is an average over the period since the last reading, and the one ending at 100 holds the
+    // pause: it is not measured, so the drop needs the two periods after it.
+    const steps = trace(140, (m) => ({
+      phase: ckpt(m),
+      step: Math.round(120 * Math.min(m, 98) + 60 * Math.max(0, m - 98)),
+    }));
+    expect(steps.events.map((e) => [e.minute, kinds([e])])).toEqual([[110, ['throughput_drop']]]);
+  });
+
   it('recovers once when the rate comes back, and never flaps around the threshold', () => {
     const rate = (m: number) => {
       if (m < 100) return RATE;

@@ -92,7 +92,7 @@ export function judgeHealth(i: HealthInput): HealthJudgement {
       ? { at: i.progress.at, step: i.progress.step }
       : prev.progress;
 
-  const m = measure(prev.rate, i, { excluded, warmupEnd, maxPeriodMs: 4 * s.telemetryEveryMs });
+  const m = measure(prev.rate, i, { excluded, warmupEnd, maxPeriodMs: 4 * s.telemetryEveryMs, now: i.now });
   const rate = m.sample ? judgeThroughput(m.state, m.sample, s) : m.state;
   const current = m.sample?.rate ?? (m.reset ? undefined : prev.current);
 

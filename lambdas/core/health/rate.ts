@@ -49,7 +49,16 @@ export interface RateContext {
   readonly warmupEnd: number;
   /** A period longer than this (the run was not read for a while) is not measured. */
   readonly maxPeriodMs: number;
+  /** The sweep's clock. */
+  readonly now: number;
 }
+
+/**
+ * A client's tokens/s or samples/s measures the last moments before its file was written (a node file is
+ * rewritten every minute): one written this long after the last sweep that saw an excluded phase no longer
+ * carries the pause (it may have lasted until the next sweep, a minute later, plus the reading's minute).
+ */
+export const PAUSE_SETTLE_MS = 2 * 60_000;
 
 /**
  * Advances the rate state by this sweep's readings: returns the new state and, when a whole untainted
@@ -61,7 +70,7 @@ export function measure(
   r: RateReadings,
   c: RateContext,
 ): { state: RateState; sample?: RateSample; reset?: boolean } {
-  let state: RateState = c.excluded ? { ...s, taint: true, recent: [] } : s;
+  let state: RateState = c.excluded ? { ...s, taint: true, pausedAt: c.now, recent: [] } : s;
   const finer = FINER.slice(0, s.unit ? FINER.indexOf(s.unit) : FINER.length);
   const upgrade = finer.map((u) => reading(r, u)).find((x) => x !== undefined);
   const now = upgrade ?? (s.unit ? reading(r, s.unit) : undefined);
@@ -69,7 +78,7 @@ export function measure(
   let reset = false;
   if (upgrade) {
     reset = s.unit !== undefined;
-    state = { unit: upgrade.unit, base: [], recent: [], taint: c.excluded || undefined };
+    state = { ...state, unit: upgrade.unit, base: [], recent: [], last: undefined, drop: undefined };
   }
   const last = state.last;
   if (last && now.at <= last.at) return { state, reset }; // the same observation again
@@ -85,9 +94,14 @@ export function measure(
         ? (now.step! - last.step) / ((now.at - last.at) / 1000)
         : undefined
       : now.rate;
+  // A period's steps/s is an average over it: the whole period must be clean. A point rate is clean once
+  // the pause is over, whatever the period it ends.
+  const clean =
+    !state.taint ||
+    (now.unit !== 'steps' && state.pausedAt !== undefined && now.at - state.pausedAt >= PAUSE_SETTLE_MS);
   const measurable =
     last !== undefined &&
-    !state.taint &&
+    clean &&
     rate !== undefined &&
     last.at >= c.warmupEnd &&
     now.at - last.at <= c.maxPeriodMs;

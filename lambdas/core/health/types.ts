@@ -75,6 +75,8 @@ export interface RateState {
   readonly last?: { readonly at: number; readonly step?: number };
   /** An excluded phase was seen since `last`: the next period is not measured. */
   readonly taint?: boolean;
+  /** The last sweep that saw an excluded phase (a point rate read well after it is clean again). */
+  readonly pausedAt?: number;
   /** Per-period rates of healthy periods, oldest first (bounded by the baseline window). */
   readonly base: readonly number[];
   /** The last (up to) two periods: [from, to, rate]. */
