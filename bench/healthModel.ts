@@ -29,6 +29,8 @@ export interface RunShape {
   /** What the client reports: tokens/s or samples/s in node files, else steps only. */
   readonly unit: 'tokens' | 'samples' | 'steps';
   readonly fault?: Fault;
+  /** The writer reports `idle_s` (the Python client does; the CLI and the bash snippet do not). */
+  readonly idleS?: boolean;
 }
 
 type Phase = 'setup' | 'training' | 'checkpointing' | 'evaluation';
@@ -91,6 +93,13 @@ export class SimRun {
     return Math.max(0, Math.min(this.ticks - 1, Math.floor((at - this.start) / TICK)));
   }
 
+  /** When the stretch of the phase at tick k began. */
+  private stretchStart(k: number): number {
+    let i = k;
+    while (i > 0 && this.phase[i - 1] === this.phase[k]) i--;
+    return this.start + i * TICK;
+  }
+
   phaseAt(at: number): Phase {
     return this.phase[this.tick(at)]!;
   }
@@ -121,6 +130,20 @@ export class SimRun {
         if (phase === 'evaluation') return 40 + this.rand() * 50;
         return this.rand() * 10;
       };
+      // The writer's idle_s: since its first sample (one per write) at ≤ 5 %. A stuck node's GPUs from the
+      // first write after the fault; in a pause, from the pause's start (the most a writer could say).
+      const idleSince =
+        faulty && f.kind === 'idle'
+          ? this.start + off + Math.ceil((f.at - this.start - off) / MIN) * MIN
+          : this.stretchStart(k);
+      const gpu = (index: number) => {
+        const u = util();
+        return {
+          index,
+          util: u,
+          ...(u <= 5 && this.shape.idleS !== false ? { idleS: Math.max(0, at - idleSince) / 1000 } : {}),
+        };
+      };
       const perS = rate * this.stepTime * this.perNode * noise;
       return {
         rank,
@@ -130,7 +153,7 @@ export class SimRun {
         stepTimeS: stepTime,
         ...(this.shape.unit === 'tokens' ? { tokensPerS: perS } : {}),
         ...(this.shape.unit === 'samples' ? { samplesPerS: perS } : {}),
-        gpuUtil: Array.from({ length: 8 }, (_, index) => ({ index, util: util() })),
+        gpuUtil: Array.from({ length: 8 }, (_, index) => gpu(index)),
       };
     });
   }

@@ -72,6 +72,8 @@ export interface HealthSimReport {
   readonly falseAlarms: number;
   readonly examples: readonly string[];
   readonly latency: Readonly<Record<Fault['kind'], Latency>>;
+  /** Idle GPUs from writers that do not report `idle_s`. */
+  readonly idleWithoutIdleS: Latency;
 }
 
 function latencyOf(
@@ -80,6 +82,7 @@ function latencyOf(
   trials: number,
   settings: HealthSettings,
   bound: number,
+  idleS = true,
 ): Latency {
   const found: number[] = [];
   let missed = 0;
@@ -101,7 +104,7 @@ function latencyOf(
     if (at >= start + 6 * HOUR) continue;
     done++;
     const fault: Fault = kind === 'drop' ? { kind, at } : { kind, at, node: 0 };
-    const run = new SimRun({ ...healthy.shape, fault }, start);
+    const run = new SimRun({ ...healthy.shape, fault, idleS }, start);
     let latency: number | undefined;
     drive(run, settings, (now, k) => {
       if (k !== want) return false;
@@ -147,6 +150,14 @@ export function healthSim(
       idle: latencyOf('idle', 'idle_gpus', trials, settings, settings.idleGpuAfterMs / MIN + period),
       straggler: latencyOf('straggler', 'straggler', trials, settings, 3 * period + sweep),
     },
+    idleWithoutIdleS: latencyOf(
+      'idle',
+      'idle_gpus',
+      trials,
+      settings,
+      settings.idleGpuAfterMs / MIN + period,
+      false,
+    ),
   };
 }
 
@@ -154,7 +165,7 @@ export function healthSim(
 export function healthSimLine(r: HealthSimReport): string {
   const l = (x: Latency) =>
     `${x.median.toFixed(1)} min median, ${x.max.toFixed(1)} max (bound ${x.bound}: ${Math.round(x.within * 100)} % within)${x.missed ? `, ${x.missed} missed` : ''}`;
-  return `health: false alarms ${r.falseAlarms} over ${r.runHours.toLocaleString('en-US')} run-hours (${r.runs} noisy healthy runs); 50 % drop detected in ${l(r.latency.drop)}; idle GPUs in ${l(r.latency.idle)}; straggler in ${l(r.latency.straggler)}${r.examples.length ? `\n  ${r.examples.join('\n  ')}` : ''}`;
+  return `health: false alarms ${r.falseAlarms} over ${r.runHours.toLocaleString('en-US')} run-hours (${r.runs} noisy healthy runs); 50 % drop detected in ${l(r.latency.drop)}; idle GPUs in ${l(r.latency.idle)} (from writers without idle_s: ${l(r.idleWithoutIdleS)}); straggler in ${l(r.latency.straggler)}${r.examples.length ? `\n  ${r.examples.join('\n  ')}` : ''}`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -360,6 +360,45 @@ describe('idle GPUs and data-bound nodes', () => {
     expect(f.text).toBe('node 3 (i-0abc3): GPUs 0–7 idle (≤ 5 % utilisation) for 15m: 2.0 GPU-hours wasted');
   });
 
+  // The writer samples its GPUs every minute and says how long they have been at ≤ 5 % (idle_s).
+  const withIdleS =
+    (from: number, phase: (m: number) => string = () => 'training') =>
+    (m: number) => {
+      const x = deadlock(from)(m);
+      return {
+        ...x,
+        phase: phase(m),
+        nodes: x.nodes.map((n) => ({
+          ...n,
+          gpuUtil: n.gpuUtil?.map((g) => (g.util <= 5 ? { ...g, idleS: (m - from) * 60 } : g)),
+        })),
+      };
+    };
+  const idleAt = (events: { minute: number; raised: readonly { kind: string }[] }[]) =>
+    events.find((e) => e.raised.some((f) => f.kind === 'idle_gpus'))?.minute;
+
+  it("counts idle time from the writer's idle_s: the idle threshold after the GPUs went idle, not after the read", () => {
+    // Idle from 62; first read at 65 says idle_s 180: since 62, a WARNING at 77 (without idle_s: 80).
+    expect(idleAt(trace(90, withIdleS(62)).events)).toBe(62 + 15);
+    expect(idleAt(trace(90, deadlock(62)).events)).toBe(65 + 15);
+    const { last } = trace(77, withIdleS(62));
+    expect(last.findings.find((f) => f.kind === 'idle_gpus')?.text).toMatch(
+      /for 15m: 2\.0 GPU-hours wasted$/,
+    );
+  });
+
+  it('never counts idle_s from before an excluded phase the sweep saw, nor with a stricter threshold than the writer', () => {
+    // A checkpoint until 62 (GPUs resting), then the loader deadlocks: idle_s says 55, counted from the
+    // last checkpointing sweep (62), not 55.
+    const ckpt = trace(
+      90,
+      withIdleS(55, (m) => (m >= 55 && m <= 62 ? 'checkpointing' : 'training')),
+    );
+    expect(idleAt(ckpt.events)).toBe(62 + 15);
+    // At ≤ 2 % the writer's ≤ 5 % duration could overstate: the first file that shows it counts.
+    expect(idleAt(trace(90, withIdleS(62), { idleGpuUtil: 2 }).events)).toBe(65 + 15);
+  });
+
   it('counts the GPU-hours wasted so far in the finding it keeps', () => {
     const { last } = trace(87, deadlock(62));
     expect(last.findings.find((f) => f.kind === 'idle_gpus')?.text).toBe(
@@ -422,7 +461,12 @@ describe('health state', () => {
         step: 5200,
         step_time_s: 1.42,
         samples_per_s: 90.1,
-        gpus: [{ index: 0, util: 97 }, { index: 1, util: null }, { index: 2 }],
+        gpus: [
+          { index: 0, util: 97 },
+          { index: 1, util: null },
+          { index: 2 },
+          { index: 3, util: 0, idle_s: 420 },
+        ],
       }),
     );
     const parsed = parseNodeFile(bytes, 3);
@@ -436,7 +480,10 @@ describe('health state', () => {
       stepTimeS: 1.42,
       tokensPerS: undefined,
       samplesPerS: 90.1,
-      gpuUtil: [{ index: 0, util: 97 }],
+      gpuUtil: [
+        { index: 0, util: 97 },
+        { index: 3, util: 0, idleS: 420 },
+      ],
     });
   });
 

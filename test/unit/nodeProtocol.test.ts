@@ -110,6 +110,11 @@ describe('parseNodeFile', () => {
     ['a GPU without an index', { node_rank: 0, gpus: [{ util: 5 }] }, /^node file: gpus\.0\.index: /],
     ['utilisation over 100', { node_rank: 0, gpus: [{ index: 0, util: 140 }] }, /gpus\.0\.util: /],
     [
+      'a negative idle time',
+      { node_rank: 0, gpus: [{ index: 3, util: 0, idle_s: -60 }] },
+      /gpus\.0\.idle_s: /,
+    ],
+    [
       'a fractional ECC count',
       { node_rank: 0, gpus: [{ index: 1, ecc_uncorrected: 0.5 }] },
       /ecc_uncorrected/,

@@ -259,6 +259,21 @@ def test_step_time_is_the_median_so_a_checkpoint_pause_does_not_skew_it():
     assert "samples_per_s" not in timing
 
 
+def test_idle_s_says_how_long_each_gpu_has_been_idle_at_every_sample_since(monkeypatch: pytest.MonkeyPatch):
+    readings = iter([[97, 3], [0, 4], [0, 60], [2, 1]])  # GPU 0 idle from the 2nd sample, GPU 1 busy at the 3rd
+
+    class Sampler:
+        def sample(self):
+            return [{"index": i, "util": u} for i, u in enumerate(next(readings))], None
+
+    clock = iter([1000.0, 1060.0, 1120.0, 1180.0])
+    monkeypatch.setattr("trainwatch._node.time.monotonic", lambda: next(clock))
+    beat = NodeBeat(0, 1, gpus=Sampler())  # type: ignore[arg-type]
+    bodies = [json.loads(beat.body(lambda: None))["gpus"] for _ in range(4)]
+    idle = [[g.get("idle_s") for g in gpus] for gpus in bodies]
+    assert idle == [[None, 0.0], [0.0, 60.0], [60.0, None], [120.0, 0.0]]
+
+
 def test_a_body_is_written_even_when_every_detail_fails(caplog: pytest.LogCaptureFixture):
     beat = NodeBeat(3, 4)
 

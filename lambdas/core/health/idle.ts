@@ -2,7 +2,22 @@ import { formatDuration } from '../duration.js';
 import { fromRanges, showRanges, toRanges } from './format.js';
 import type { HealthSettings } from './settings.js';
 import { labelOf } from './straggler.js';
-import type { IdleTrack, NodeObservation } from './types.js';
+import type { GpuReading, IdleTrack, NodeObservation } from './types.js';
+
+/** The utilisation at or below which writers count a GPU's `idle_s` (protocol v1.1). */
+export const WRITER_IDLE_UTIL = 5;
+
+/**
+ * Since when the node's idle GPUs have been idle: the writer samples them every time it writes (once a
+ * minute), the watchdog reads the file once per telemetry period, so the writer's `idle_s` tells the
+ * start up to a period earlier than the file that first shows it. Only when every idle GPU reports it and
+ * the writer's threshold is within ours (never overstated); never before `notBefore`.
+ */
+function idleStart(at: number, idle: readonly GpuReading[], notBefore: number, s: HealthSettings): number {
+  const reported = idle.map((g) => g.idleS);
+  if (s.idleGpuUtil < WRITER_IDLE_UTIL || reported.some((x) => x === undefined)) return at;
+  return Math.max(notBefore, Math.min(at, at - Math.min(...(reported as number[])) * 1000));
+}
 
 type Tracks = Readonly<Record<string, IdleTrack>>;
 
@@ -11,7 +26,8 @@ type Tracks = Readonly<Record<string, IdleTrack>>;
  * or below `idleGpuUtil` (the same GPUs, period after period) or its mean utilisation stays at or below
  * `lowGpuUtil`; from when it was first seen so. Whether steps advanced since then is judged from the
  * node's own `step` (else from progress.json written after the track began), like with like, so a late
- * read of progress never turns a deadlock into "data-bound". Pure.
+ * read of progress never turns a deadlock into "data-bound". Idle time never counts from before
+ * `notBefore` (the warm-up's end, the last excluded phase the sweep saw). Pure.
  */
 export function judgeIdle(
   tracks: Tracks,
@@ -19,12 +35,14 @@ export function judgeIdle(
   /** The latest progress.json seen (step and LastModified), for nodes that do not report a step. */
   progress: { readonly at: number; readonly step: number } | undefined,
   now: number,
+  notBefore: number,
   s: HealthSettings,
 ): Tracks {
   const next: Record<string, IdleTrack> = { ...tracks };
   for (const n of nodes) {
     if (!n.gpuUtil?.length) continue;
-    const idleNow = n.gpuUtil.filter((g) => g.util <= s.idleGpuUtil).map((g) => g.index);
+    const idleGpus = n.gpuUtil.filter((g) => g.util <= s.idleGpuUtil);
+    const idleNow = idleGpus.map((g) => g.index);
     const util = n.gpuUtil.reduce((t, g) => t + g.util, 0) / n.gpuUtil.length;
     const low = idleNow.length > 0 || util <= s.lowGpuUtil;
     const t = tracks[n.rank];
@@ -46,7 +64,7 @@ export function judgeIdle(
     } else if (low) {
       const first = n.step ?? (progress && progress.at >= n.at ? progress.step : undefined);
       next[n.rank] = {
-        since: n.at,
+        since: idleStart(n.at, idleGpus, notBefore, s),
         gpus: toRanges(idleNow),
         util: Math.round(util),
         step: first,

@@ -105,7 +105,8 @@ export function judgeHealth(i: HealthInput): HealthJudgement {
   } else if (nodes.length > 0) {
     // The first reading after a pause may still carry it (rank 0 saved the checkpoint): not a straggler.
     if (!prev.rate.taint) stragglers = fresh(judgeStragglers(stragglers, nodes, s), i.now, s);
-    idle = fresh(judgeIdle(idle, nodes, progress, i.now, s), i.now, s);
+    const notBefore = Math.max(warmupEnd, rate.pausedAt ?? Number.NEGATIVE_INFINITY);
+    idle = fresh(judgeIdle(idle, nodes, progress, i.now, notBefore, s), i.now, s);
   }
   const nodeCount = Math.max(
     prev.nodes ?? 0,

@@ -42,16 +42,26 @@ export interface NodeObservation {
   readonly tokensPerS?: number;
   readonly samplesPerS?: number;
   /** Utilisation (%) by GPU index; GPUs without a reading are left out. */
-  readonly gpuUtil?: readonly { readonly index: number; readonly util: number }[];
+  readonly gpuUtil?: readonly GpuReading[];
+}
+
+/** One GPU's utilisation (%), and how long the writer has seen it at ≤ 5 % (`idle_s`), if it says. */
+export interface GpuReading {
+  readonly index: number;
+  readonly util: number;
+  readonly idleS?: number;
 }
 
 const num = (v: number | null | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /** A parsed node file (see parseNodeFile) as a health observation; `lastModified` from the LIST. */
 export function nodeObservation(file: NodeFile, lastModified: number): NodeObservation {
-  const gpuUtil = (file.gpus ?? []).flatMap((g) =>
-    num(g.util) === undefined ? [] : [{ index: g.index, util: g.util as number }],
-  );
+  const gpuUtil = (file.gpus ?? []).flatMap((g): GpuReading[] => {
+    const idleS = num(g.idle_s);
+    return num(g.util) === undefined
+      ? []
+      : [{ index: g.index, util: g.util as number, ...(idleS !== undefined ? { idleS } : {}) }];
+  });
   return {
     rank: file.node_rank,
     at: lastModified,

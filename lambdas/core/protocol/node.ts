@@ -17,6 +17,8 @@ export const NodeGpuSchema = z.looseObject({
   temp_c: reading(z.number()),
   power_w: reading(z.number().check(z.minimum(0))),
   ecc_uncorrected: reading(z.int().check(z.minimum(0))),
+  /** Seconds this GPU has been at ≤ 5 % utilisation at every sample the writer took (absent while busy). */
+  idle_s: reading(z.number().check(z.minimum(0))),
   /** Why this GPU could not be read (`GPU requires reset`, `GPU is lost`): evidence, not a parse error. */
   error: z.optional(z.string().check(z.maxLength(1000))),
 });

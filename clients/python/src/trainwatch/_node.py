@@ -23,6 +23,8 @@ WINDOW = 64
 COUNTS = ("samples", "tokens")
 #: progress() metrics that already are this node's rates.
 RATES = ("samples_per_s", "tokens_per_s")
+#: A GPU at or below this utilisation (%) is idle; `idle_s` says for how long, at every sample since.
+IDLE_UTIL = 5
 
 
 class NodeBeat:
@@ -32,6 +34,8 @@ class NodeBeat:
         # (monotonic seconds, step, samples, tokens, samples_per_s, tokens_per_s) per progress() call.
         self._recent: collections.deque[tuple[Any, ...]] = collections.deque(maxlen=WINDOW)
         self._failed = False
+        # GPU index → monotonic seconds of the first sample of its current idle stretch.
+        self._idle_since: dict[int, float] = {}
 
     @property
     def name(self) -> str:
@@ -62,10 +66,22 @@ class NodeBeat:
         fields.update(self._timing())
         gpus, problem = self._gpus.sample()
         if gpus is not None:
-            fields["gpus"] = gpus
+            fields["gpus"] = self._with_idle(gpus, time.monotonic())
         if problem:
             fields["gpu_error"] = problem
         return fields
+
+    def _with_idle(self, gpus: list[dict[str, Any]], now: float) -> list[dict[str, Any]]:
+        """Adds `idle_s` to each GPU at ≤ IDLE_UTIL %: seconds since the first of the samples in a row that
+        found it so. The watchdog reads the file every few minutes; this says when the GPUs went idle."""
+        idle: dict[int, float] = {}
+        for gpu in gpus:
+            util, index = gpu.get("util"), gpu.get("index")
+            if isinstance(util, (int, float)) and util <= IDLE_UTIL and isinstance(index, int):
+                idle[index] = self._idle_since.get(index, now)
+                gpu["idle_s"] = round(now - idle[index], 1)
+        self._idle_since = idle
+        return gpus
 
     def _timing(self) -> dict[str, Any]:
         recent = _snapshot(self._recent)
