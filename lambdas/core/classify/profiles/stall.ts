@@ -4,7 +4,7 @@ import type { SignalInput } from '../schema.js';
 export const STALL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'watchdog_stuck',
-    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|failed to send a keep-alive heartbeat|heartbeat monitor[^\n]{0,300}no heartbeat`,
+    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|failed to send a keep-alive heartbeat|heartbeat monitor[^\n]{0,300}no heartbeat|\bno heartbeats? (?:received )?(?:for|in|since)\b`,
     error_type: 'hang',
     severity: 'critical',
     subsystem: 'nccl',
@@ -12,7 +12,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'hang_reported',
-    pattern: String.raw`appears to be (?:hung|hanging|stuck)|(?:process|job|training|rank \d+|worker \d+) (?:is|seems|appears)(?: to be)? (?:hung|hanging|stuck)\b|\bhang detected\b|no progress (?:for|in) (?<seconds>\d+)\s*(?:s|sec|seconds)\b`,
+    pattern: String.raw`appears to be (?:hung|hanging|stuck)|(?:process|job|training|rank \d+|worker \d+) (?:is|seems|appears)(?: to be)? (?:hung|hanging|stuck)\b|\bhang detected\b|no progress (?:for|in) (?:the (?:last|past) )?(?<duration>\d+\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hours?))\b|\bstuck (?:at|on|in|after) (?:step|iteration|iter|epoch|batch)\b`,
+    // A progress watchdog says for how long nothing advanced, in any unit; a person or a monitor says at which step.
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',
@@ -23,8 +24,10 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // A stack dump (py-spy, gdb, faulthandler) whose frames sit in a collective or barrier: a hang. The
     // faulthandler form "line N in f" differs from a traceback's "line N, in f", which is an error, not a hang;
     // gdb's py-bt keeps the comma but says "most recent call first", which only dumps say.
-    pattern: String.raw`\((?:torch/distributed/distributed_c10d|deepspeed/comm/\w+)\.py:\d+\)|distributed_c10d\.py", line \d+,? in \w+|\bin (?:nccl[A-Z]\w*|c10d::ProcessGroupNCCL::\w+(?:::\w+)?)\s*\(`,
-    requires: String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
+    // py-spy prints a frame's file as Python knows it, relative or absolute; torch 2.x wraps every collective in
+    // c10d_logger; a native stack waits in NCCL, ProcessGroupNCCL or a CUDA synchronize on the NCCL stream.
+    pattern: String.raw`[(/](?:torch/distributed/(?:distributed_c10d|c10d_logger)|deepspeed/comm/\w+)\.py:\d+\)|distributed_c10d\.py"?, line \d+,? in \w+|\bin (?:nccl[A-Z]\w*|c10d::ProcessGroupNCCL::\w+(?:::\w+)?|cu(?:da)?(?:Stream|Device|Event)Synchronize)\s*\(`,
+    requires: String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)(?:\+gil)?\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
     excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error`,
     flags: 'im',
     error_type: 'hang',
@@ -35,8 +38,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'stack_in_dataloader',
     // The same, with the frames in the DataLoader's queue or its workers: the classic DataLoader deadlock.
-    pattern: String.raw`\(torch/utils/data/(?:dataloader|_utils/\w+)\.py:\d+\)|data/dataloader\.py", line \d+ in \w+`,
-    requires: String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
+    pattern: String.raw`[(/]torch/utils/data/(?:dataloader|_utils/\w+)\.py:\d+\)|data/dataloader\.py", line \d+ in \w+`,
+    requires: String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)(?:\+gil)?\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
     flags: 'im',
     error_type: 'deadlock',
     severity: 'error',
@@ -47,11 +50,34 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     name: 'stack_dump',
     // Someone dumped every thread of a live process (py-spy dump, gdb "thread apply all bt", a faulthandler
     // timeout): that is what people do to a job that stopped progressing. A crash's backtrace is not this.
-    pattern: String.raw`^\s*Thread (?:(?:\d+|0x[0-9A-Fa-f]+) )?\((?:idle|active)\): "MainThread"|^\(gdb\) thread apply all bt|^Timeout \(\d+:\d\d:\d\d\)!|^Python v\d+\.\d+\.\d+ \(/`,
+    pattern: String.raw`^\s*Thread (?:(?:\d+|0x[0-9A-Fa-f]+) )?\((?:idle|active)(?:\+gil)?\): "MainThread"|^\(gdb\) thread apply all bt|^Timeout \(\d+:\d\d:\d\d\)!|^Python v\d+\.\d+\.\d+ \(/`,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',
     priority: 30,
+  },
+  {
+    name: 'gdb_mutex_wait',
+    // A thread of a live process blocked taking a mutex (glibc's lll_lock_wait under pthread_mutex_lock): a lock
+    // nobody releases, the mark of a lock-ordering or fork-after-threads deadlock, where a thread waiting on a
+    // condition or a socket is merely waiting for a peer.
+    pattern: String.raw`^#\d\s+(?:0x[0-9a-f]+ in )?(?:__GI___lll_lock_wait\w*|__lll_lock_wait\w*|__GI___pthread_mutex_lock|___?pthread_mutex_lock\w*|lll_mutex_lock\w*)\b`,
+    requires: String.raw`\(gdb\)|^Thread \d+ \(Thread 0x[0-9a-f]+`,
+    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped`,
+    flags: 'im',
+    error_type: 'deadlock',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 31,
+  },
+  {
+    name: 'dataloader_timeout',
+    // The DataLoader's own timeout: no worker produced a batch in time (a worker stuck or dead).
+    pattern: String.raw`DataLoader timed out after \d+ seconds`,
+    error_type: 'deadlock',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 32,
   },
   {
     name: 'gdb_thread_waiting',
