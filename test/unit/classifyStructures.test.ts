@@ -23,6 +23,7 @@ const FAILURES: readonly (readonly [string, string])[] = [
   ['numerical_instability', '12/500 [====>.....] - ETA: 1:02 - loss: nan - accuracy: 0.0987'],
   ['numerical_instability', 'Train: 3 [ 250/1251 ( 20%)]  Loss: nan (nan)  Time: 0.412s'],
   ['numerical_instability', 'Loss is nan, stopping training'],
+  ['numerical_instability', '12:00:01 | INFO | E6 iter[ 14/ 15] | [Loss] nan | [step] 104 |'],
   ['numerical_instability', 'Batch 1204: Invalid loss, terminating training'],
   ['numerical_instability', 'RuntimeError: Loss is not finite at step 300'],
   ['numerical_instability', 'train/loss=inf train/grad_norm=inf lr=0.0003'],
@@ -87,6 +88,14 @@ const FAILURES: readonly (readonly [string, string])[] = [
   ['cancelled_preempted', '[WARNING] Received Signals.SIGTERM death signal, shutting down workers'],
   ['cancelled_preempted', '[WARNING] Received Signals.SIGHUP death signal, shutting down workers'],
   ['cancelled_preempted', '    exitcode  : -15 (pid: 1821)'],
+  ['cancelled_preempted', '4242         train        gpu      acct          8  PREEMPTED      0:0'],
+  ['cancelled_preempted', 'JobId=4242 JobName=train JobState=TIMEOUT Reason=TimeLimit'],
+  ['cancelled_preempted', 'srun: error: gpu-3: tasks 0-7: Terminated'],
+  // torchrun forwards the signal it received to its workers: SIGHUP or SIGINT came from outside.
+  [
+    'cancelled_preempted',
+    'WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 12 closing signal SIGHUP',
+  ],
   ['cancelled_preempted', '[rank: 0] Received SIGTERM: 15'],
   [
     'cancelled_preempted',
@@ -124,6 +133,8 @@ const FAILURES: readonly (readonly [string, string])[] = [
     'disk_full',
     "OSError: Can't write data (file write failed: time = Mon May  1, errno = 28, error message = 'x')",
   ],
+  ['disk_full', 'trainer-0   ml-ws   Evicted   node-3   Pod The node had condition: [DiskPressure].'],
+  ['disk_full', 'Warning  Evicted  pod/trainer-0  The node was low on resource: ephemeral-storage.'],
   ['disk_full', 'NCCL WARN Error: failed to extend /dev/shm/nccl-AbCdEf to 9637892 bytes'],
   // GPU hardware: Xid lines in every driver format, a GPU gone, CUDA errors that are the hardware's.
   ['gpu_xid', '[ 9912.1] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen off the bus.'],
@@ -168,6 +179,10 @@ const FAILURES: readonly (readonly [string, string])[] = [
   ['distributed_timeout', 'RuntimeError: Rank 3 failed to pass monitoredBarrier in 1800000 ms'],
   [
     'distributed_timeout',
+    'E client.cc:96] Coordination service agent in error status: DEADLINE_EXCEEDED: Deadline Exceeded',
+  ],
+  [
+    'distributed_timeout',
     'jax.errors.JaxRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: PjRT_Client_Connect',
   ],
   // NCCL collectives that time out, by the watchdog or NCCL itself.
@@ -176,7 +191,7 @@ const FAILURES: readonly (readonly [string, string])[] = [
     '[E ProcessGroupNCCL.cpp:475] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=88, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800340 milliseconds before timing out.',
   ],
   [
-    'watchdog_timeout',
+    'nccl_timeout',
     '[PG 0 Rank 3] Timeout at NCCL work: 5021, last enqueued NCCL work: 5021, last completed NCCL work: 5020.',
   ],
   ['nccl_timeout', 'RuntimeError: NCCL communicator was aborted on rank 2.'],
@@ -208,6 +223,15 @@ const FAILURES: readonly (readonly [string, string])[] = [
     'hang',
     '(gdb) thread apply all bt\nThread 1 (Thread 0x7f (LWP 1)):\n#0  0x00007f in cudaStreamSynchronize () from libcudart.so.12\n#1  0x00007f in c10d::ProcessGroupNCCL::WorkNCCL::synchronizeInternal(std::chrono::duration<long, std::ratio<1l, 1000l> >) ()',
   ],
+  [
+    'hang',
+    '#13 0x00001 in ?? () from libcudart.so.11.0\n#14 0x00001 in cudaMemcpyAsync () from libcudart.so.11.0',
+  ],
+  ['hang', '(gdb) info thread\n* 1    Thread 0x7 (LWP 8) "python" syscall () at syscall.S:38'],
+  [
+    'deadlock',
+    'One or more tensors were submitted to be reduced by subset of ranks and are waiting for remainder of ranks for more than 60 seconds. This may indicate that different ranks are trying to submit different tensors, which will cause deadlock.',
+  ],
   // Deadlocks: DataLoader workers, a mutex nobody releases.
   [
     'deadlock',
@@ -220,11 +244,21 @@ const FAILURES: readonly (readonly [string, string])[] = [
   ['deadlock', 'RuntimeError: DataLoader timed out after 600 seconds'],
   // GPU and host memory.
   ['oom', 'RuntimeError: CUDA driver error: out of memory'],
+  ['oom', 'ResourceExhaustedError: failed to allocate memory'],
+  ['oom', 'ResourceExhaustedError: OOM when allocating tensor with shape[64,1024,1024]'],
   ['oom', 'torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)'],
   // Python errors behind a launcher's or a container runtime's line prefix.
   ['exception', '2024-05-01T10:00:00.123456789Z ValueError: expected 3 channels, got 4'],
   ['exception', "trainer-1  | KeyError: 'input_ids'"],
   ['exception', '[pod/trainer-worker-0/pytorch] AttributeError: module has no attribute x'],
+  [
+    'exception',
+    "Could not override 'task.data'.\nKey 'data' is not in struct\n    full_key: task.data\n    object_type=dict",
+  ],
+  [
+    'exception',
+    'Error executing job.\nSet the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.',
+  ],
   ['exception', 'gpu-node-07: RuntimeError: shape mismatch in custom op'],
 ];
 
@@ -256,6 +290,15 @@ const HEALTHY: readonly string[] = [
   'Epoch(train)  [3][100/500]  lr: 1.0e-04  loss: 0.4112  loss_cls: 0.2101  grad_norm: 3.1',
   'val/loss_nan_count: 0  val/loss_inf_count: 0',
   'Memory cgroup stats: rss 12.1 GiB, limit 64 GiB',
+  'DeprecationWarning: This process (pid=4242) is multi-threaded, use of fork() may lead to deadlock in the child.',
+  'RuntimeWarning: Using fork() can cause Polars to deadlock in the child process.',
+  'eval_error: 0.031\ntrain_error: 0.018',
+  '  DiskPressure     False   Mon, 01 May 2024   KubeletHasNoDiskPressure   kubelet has no disk pressure',
+  '[0]\ttrain-error:0.04\ttest-error:0.05',
+  '[rank1]:W1011 09:28:22.641 8812 socket.cpp:697] [c10d] The client socket has failed to connect to [h]:29500 (errno: 111 - Connection refused).',
+  '[W1011 09:28:22.641402409 socket.cpp:697] [c10d] The client socket has failed to connect to [h]:29500 (errno: 111 - Connection refused).',
+  'step 100 | loss 2.31 | grad_norm: inf | skipped',
+  "{'loss': 1.2, 'learning_rate': 0.0, 'epoch': 0.0, 'total_flos': 0.0}",
   'spot price: 1.21 USD/h, interruption frequency <5%',
 ];
 

@@ -15,7 +15,8 @@ const ECC_XIDS = '48|63|64|94|95';
 // Xids that usually follow the application's own fault (illegal access, a killed process).
 const APP_XIDS = '13|31|43|45';
 // A metric named for a loss, in any logger: loss, 'loss', val_loss, train/loss, critic/vf_loss, loss_cls.
-const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}loss[\w/.-]{0,40}['"]?`;
+// The name may sit in quotes or brackets ("[Loss] nan", loguru-style tables).
+const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}loss[\w/.-]{0,40}['"\]]?`;
 const NON_FINITE = String.raw`['"]?(?:tensor\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;
 
 /** Failures every training job can hit: memory, disk, numbers, preemption, GPU hardware, Python errors. */
@@ -119,7 +120,8 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'cuda_oom_other',
-    pattern: String.raw`CUDA (?:driver |runtime )?error:? out of memory|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|\b(?:NPU|XPU|MPS backend|GPU) out of memory|OOM when allocating tensor|cuda\w*(?:Malloc|Alloc)\w*[^\n]{0,100}out of memory`,
+    // TensorFlow and XLA call an allocation failure ResourceExhausted, in their two spellings.
+    pattern: String.raw`(?:ResourceExhaustedError|RESOURCE_EXHAUSTED)\b[^\n]{0,200}(?:memory|\bOOM\b|allocat)|CUDA (?:driver |runtime )?error:? out of memory|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|\b(?:NPU|XPU|MPS backend|GPU) out of memory|OOM when allocating tensor|cuda\w*(?:Malloc|Alloc)\w*[^\n]{0,100}out of memory`,
     error_type: 'oom',
     severity: 'critical',
     subsystem: 'cuda',
@@ -130,7 +132,9 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     // errno 28 and 122 in every spelling (Python's [Errno 28], C's "errno = 28", Rust's StorageFull), EDQUOT,
     // and what libraries say before the write fails (datasets' "Not enough disk space", tempfile finding no
     // writable temporary directory).
-    pattern: String.raw`No space left on device(?::\s*'(?<path>[^']+)')?|\bENOSPC\b|\bEDQUOT\b|Disk quota exceeded|\[Errno (?:28|122)\]|\berrno\s*[:=]?\s*(?:28|122)\b|\bStorageFull\b|FilesystemQuotaExceeded|Not enough (?:free )?disk space|No usable temporary directory found`,
+    pattern: String.raw`No space left on device(?::\s*'(?<path>[^']+)')?|\bENOSPC\b|\bEDQUOT\b|Disk quota exceeded|\[Errno (?:28|122)\]|\berrno\s*[:=]?\s*(?:28|122)\b|\bStorageFull\b|FilesystemQuotaExceeded|Not enough (?:free )?disk space|No usable temporary directory found|condition: \[DiskPressure\]|\bDiskPressure\s+True\b|node\.kubernetes\.io/disk-pressure|low on resource: ephemeral-storage|ephemeral[- ]storage[^\n]{0,100}exceed`,
+    // Kubernetes evicts pods from a node whose disk filled (the DiskPressure condition true, ephemeral storage):
+    // the disk is the cause. `kubectl describe node` lists "DiskPressure False" on every healthy node.
     error_type: 'disk_full',
     severity: 'critical',
     subsystem: 'disk',
@@ -242,8 +246,19 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     priority: 79,
   },
   {
+    name: 'slurm_job_state',
+    // SLURM's own job states (sacct, scontrol show job, srun): upper case, case-sensitive, so that a sentence
+    // using the word is not one.
+    pattern: String.raw`\b(?:PREEMPTED|NODE_FAIL)\b|JobState=(?:CANCELLED|TIMEOUT|DEADLINE|PREEMPTED)\b|\bCANCELLED by \d+\b|task(?:s [\d,-]{1,40}| \d+): Terminated\b`,
+    flags: '',
+    error_type: 'cancelled_preempted',
+    severity: 'error',
+    subsystem: 'scheduler',
+    priority: 54,
+  },
+  {
     name: 'sigterm',
-    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: (?:1|2|15)\b|received (?:signal )?SIGTERM|Received (?:Signals\.)?(?:\d+|SIG[A-Z]+) death signal|\bSignalException\b|(?:terminated|killed) (?:by|with) (?:signal )?SIG(?:TERM|HUP|INT)\b|died with <Signals\.SIG(?:TERM|HUP|INT)\b|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|Caught signal SIG(?:TERM|HUP)\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted`,
+    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: (?:1|2|15)\b|received (?:signal )?SIGTERM|Received (?:Signals\.)?(?:\d+|SIG[A-Z]+) death signal|\bSignalException\b|(?:terminated|killed) (?:by|with) (?:signal )?SIG(?:TERM|HUP|INT)\b|died with <Signals\.SIG(?:TERM|HUP|INT)\b|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|closing signal (?:Signals\.)?SIG(?:HUP|INT|QUIT)\b|Caught signal SIG(?:TERM|HUP)\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted`,
     // torchrun stopping its own workers after one failed: a consequence, not an outside stop.
     unless: String.raw`closing signal (?:Signals\.)?SIGTERM`,
     error_type: 'cancelled_preempted',
@@ -277,6 +292,18 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     severity: 'error',
     subsystem: 'python',
     priority: 10,
+  },
+  {
+    name: 'config_error',
+    // Hydra and OmegaConf report a bad config without a Python traceback: OmegaConf's error block names the key
+    // and its type ("full_key: task.data" … "object_type=dict"), Hydra points at HYDRA_FULL_ERROR.
+    pattern: String.raw`^\s*full_key: \S|HYDRA_FULL_ERROR=1 for a complete stack trace`,
+    requires: String.raw`object_type=|HYDRA_FULL_ERROR`,
+    flags: 'im',
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 11,
   },
   {
     name: 'cpp_exception',

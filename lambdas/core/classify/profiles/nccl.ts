@@ -4,8 +4,7 @@ import type { SignalInput } from '../schema.js';
 export const NCCL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'nccl_watchdog_timeout',
-    // Newer torch also names the work item the watchdog timed out on ("Timeout at NCCL work: 5021").
-    pattern: String.raw`Timeout at NCCL work: \d+|Watchdog caught collective operation timeout(?::\s*WorkNCCL\(SeqNum=(?<seq>\d+), OpType=(?<op_type>\w+)[^)]*?Timeout\(ms\)=(?<timeout_ms>\d+)\) ran for (?<ran_ms>\d+) milliseconds)?`,
+    pattern: String.raw`Watchdog caught collective operation timeout(?::\s*WorkNCCL\(SeqNum=(?<seq>\d+), OpType=(?<op_type>\w+)[^)]*?Timeout\(ms\)=(?<timeout_ms>\d+)\) ran for (?<ran_ms>\d+) milliseconds)?`,
     error_type: 'watchdog_timeout',
     severity: 'critical',
     subsystem: 'nccl',
@@ -13,7 +12,9 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nccl_timeout',
-    pattern: String.raw`NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|timed out in blocking wait|NCCL[^\n]{0,300}timed out after`,
+    // torch 2.4+ names the NCCL work that timed out ("Timeout at NCCL work: 5021, last enqueued …") without the
+    // watchdog's sentence.
+    pattern: String.raw`Timeout at NCCL work: -?\d+|NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|timed out in blocking wait|NCCL[^\n]{0,300}timed out after`,
     error_type: 'nccl_timeout',
     severity: 'critical',
     subsystem: 'nccl',
@@ -21,7 +22,8 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'process_group_timeout',
-    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo[^\n]{0,300}[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout|connect\(\) timed out|gloo[^\n]{0,300}(?:Connect timeout|[Tt]imed out)|store[ _-]based barrier[^\n]{0,300}[Tt]imed out|TCPStore[^\n]{0,300}[Tt]imed out|wait timeout after \d+\s*ms|failed to pass monitoredBarrier|rendezvous[^\n]{0,100}timed out|Timed out waiting for (?:all )?(?:workers|tasks|hosts|ranks|clients)\b|\bbarrier\b[^\n]{0,100}\btimed out\b`,
+    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo[^\n]{0,300}[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout|connect\(\) timed out|gloo[^\n]{0,300}(?:Connect timeout|[Tt]imed out)|store[ _-]based barrier[^\n]{0,300}[Tt]imed out|TCPStore[^\n]{0,300}[Tt]imed out|wait timeout after \d+\s*ms|failed to pass monitoredBarrier|rendezvous[^\n]{0,100}timed out|Timed out waiting for (?:all )?(?:workers|tasks|hosts|ranks|clients)\b|\bbarrier\b[^\n]{0,100}\btimed out\b|(?:coordination service|CoordinationService)[^\n]{0,200}(?:DEADLINE_EXCEEDED|Deadline Exceeded)`,
+    // JAX/XLA's coordination service (its distributed initialise) says DEADLINE_EXCEEDED when a task never registers.
     // Any barrier of a launcher or coordination service that timed out (JAX's "Barrier timed out", a store's):
     // some peer never arrived at set-up.
     error_type: 'distributed_timeout',
@@ -84,7 +86,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
     // A client that retries says so on the same line ("… Connection refused). Retrying.", c10d's "[W socket.cpp]"
     // warnings, huggingface_hub's "thrown while requesting"): a retry that may well succeed, not a failure. A
     // failure still ends in an error line of its own.
-    unless: String.raw`\bretrying\b|\bRetry \d|will retry|thrown while requesting|^\s*(?:\[rank\d+\]:\s*)?\[W[\d ]`,
+    unless: String.raw`\bretrying\b|\bRetry \d|will retry|thrown while requesting|^\s*(?:\[rank\d+\]:\s*)?(?:\[W[\d ]|W\d{4} \d\d:)`,
     error_type: 'communication',
     severity: 'error',
     subsystem: 'network',

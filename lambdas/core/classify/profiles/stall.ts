@@ -25,8 +25,9 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // faulthandler form "line N in f" differs from a traceback's "line N, in f", which is an error, not a hang;
     // gdb's py-bt keeps the comma but says "most recent call first", which only dumps say.
     // py-spy prints a frame's file as Python knows it, relative or absolute; torch 2.x wraps every collective in
-    // c10d_logger; a native stack waits in NCCL, ProcessGroupNCCL or a CUDA synchronize on the NCCL stream.
-    pattern: String.raw`[(/](?:torch/distributed/(?:distributed_c10d|c10d_logger)|deepspeed/comm/\w+)\.py:\d+\)|distributed_c10d\.py"?, line \d+,? in \w+|\bin (?:nccl[A-Z]\w*|c10d::ProcessGroupNCCL::\w+(?:::\w+)?|cu(?:da)?(?:Stream|Device|Event)Synchronize)\s*\(`,
+    // c10d_logger; a native stack waits in NCCL, ProcessGroupNCCL, or a blocking CUDA call (a synchronize, a copy
+    // that drains the stream) behind a kernel that never finishes.
+    pattern: String.raw`[(/](?:torch/distributed/(?:distributed_c10d|c10d_logger)|deepspeed/comm/\w+)\.py:\d+\)|distributed_c10d\.py"?, line \d+,? in \w+|\bin (?:nccl[A-Z]\w*|c10d::ProcessGroupNCCL::\w+(?:::\w+)?|cu(?:da)?(?:Stream|Device|Event)Synchronize|cu(?:da)?Memcpy\w{0,20})\s*\(`,
     requires: String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)(?:\+gil)?\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
     excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error`,
     flags: 'im',
@@ -96,7 +97,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     name: 'gdb_attached',
     // gdb attached to a live process ("(gdb) info threads", "(gdb) bt"): what people do to a stuck job. A
     // crash opened in gdb says which signal killed it, and that is a crash, not a stall.
-    pattern: String.raw`^\(gdb\)\s*(?:thread apply all bt|info threads|bt|backtrace|py-bt)\b`,
+    // gdb takes abbreviations ("info thread", "thr apply all bt", "where").
+    pattern: String.raw`^\(gdb\)\s*(?:thr\w* apply all|info thr\w*|bt|backtrace|py-bt|where)\b`,
     excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped|Segmentation fault`,
     flags: 'im',
     error_type: 'hang',
@@ -138,10 +140,23 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     priority: 27,
   },
   {
+    name: 'horovod_stall',
+    // Horovod's stall inspector: some ranks submitted a collective and wait for ranks that submitted another (or
+    // none): a mismatch that never resolves, which Horovod itself calls a deadlock. Printed while stalled, with
+    // or without that word (its "may indicate" sentence would switch the generic deadlock signal off).
+    pattern: String.raw`waiting for remainder of ranks for more than \d+ seconds|^\s*Stalled ranks:`,
+    flags: 'im',
+    error_type: 'deadlock',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 36,
+  },
+  {
     name: 'deadlock',
     pattern: String.raw`\bdead ?lock(?:ed)?\b|Resource deadlock avoided|\bEDEADLK\b`,
-    // The tokenizers fork warning names deadlocks on every healthy Hugging Face run.
-    unless: String.raw`avoid deadlocks?|TOKENIZERS_PARALLELISM|to prevent (?:a )?deadlock|deadlock-prone`,
+    // The tokenizers fork warning names deadlocks on every healthy Hugging Face run, and libraries warn that
+    // fork() "may lead to" or "can cause" one (Python 3.12, Polars): a risk named, not a deadlock seen.
+    unless: String.raw`avoid deadlocks?|TOKENIZERS_PARALLELISM|to prevent (?:a )?deadlock|deadlock-prone|\b(?:may|might|can|could)\b[^\n]{0,60}dead ?lock`,
     error_type: 'deadlock',
     severity: 'error',
     subsystem: 'training',
