@@ -91,6 +91,7 @@ const FAILURES: readonly (readonly [string, string])[] = [
   ['cancelled_preempted', '4242         train        gpu      acct          8  PREEMPTED      0:0'],
   ['cancelled_preempted', 'JobId=4242 JobName=train JobState=TIMEOUT Reason=TimeLimit'],
   ['cancelled_preempted', 'srun: error: gpu-3: tasks 0-7: Terminated'],
+  ['cancelled_preempted', 'torch.distributed.elastic.rendezvous.api.RendezvousClosedError'],
   // torchrun forwards the signal it received to its workers: SIGHUP or SIGINT came from outside.
   [
     'cancelled_preempted',

@@ -32,6 +32,16 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
     priority: 48,
   },
   {
+    name: 'rendezvous_closed',
+    // torchelastic closes the rendezvous when an agent shuts the job down (its pod deleted, its node reclaimed,
+    // the agent told to stop); the agents left see RendezvousClosedError. Stopped from outside: a restart helps.
+    pattern: String.raw`\bRendezvousClosedError\b`,
+    error_type: 'cancelled_preempted',
+    severity: 'error',
+    subsystem: 'scheduler',
+    priority: 50,
+  },
+  {
     name: 'nccl_error',
     pattern: String.raw`NCCL error(?: in: [^,\s]+)?(?:,\s*(?<nccl_error>[^,]{3,80}?)(?:\s*\(run with|, NCCL version|$))?|\bnccl(?<nccl_code>SystemError|InternalError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)\b|\bnccl\w+ failed: (?:unhandled|internal|invalid|remote)|NCCL WARN Cuda failure|NCCL WARN Call to \w+ failed|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)`,
     // A CUDA fault that NCCL merely reports (its kernels hit an illegal address) is the CUDA error's own.
