@@ -2,18 +2,21 @@ import type { SignalInput } from '../schema.js';
 
 // A training log prefixes lines with ranks ("[rank3]: ", "10: ", "[1,3]<stderr>:"); a Python exception's last
 // line must still be recognised after such a prefix, and nowhere else (a message that merely names an error).
-// Ray prefixes its workers' lines ("(RayTrainWorker pid=954, ip=10.0.0.1) "), pdsh and DeepSpeed the host's IP.
-const LINE_PREFIX = String.raw`^\s*(?:(?:\[rank\d+\]:|\[\d+(?:,\d+)?\](?:<std\w+>)?:|\d+:|\[default\d+\]:|\([\w.:-]{1,64} pid=\d+(?:, ip=[\d.]+)?\)|(?:\d{1,3}\.){3}\d{1,3}:)\s*)?`;
+// Ray prefixes its workers' lines ("(RayTrainWorker pid=954, ip=10.0.0.1) "), pdsh and DeepSpeed the host's IP
+// or name ("gpu-node-07: "), `kubectl logs --timestamps` an RFC 3339 time, `kubectl logs --prefix` the pod
+// ("[pod/trainer-0/pytorch] "), docker compose the service ("trainer-1  | ").
+const LINE_PREFIX = String.raw`^\s*(?:(?:\[rank\d+\]:|\[\d+(?:,\d+)?\](?:<std\w+>)?:|\d+:|\[default\d+\]:|\([\w.:-]{1,64} pid=\d+(?:, ip=[\d.]+)?\)|(?:\d{1,3}\.){3}\d{1,3}:|[A-Za-z][\w.-]{0,63}:(?=\s)|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?Z?|\[pod/[^\]\s]{1,200}\]|[\w.-]{1,64}\s{1,20}\|)\s*)?`;
 const SIZE = String.raw`\d+(?:\.\d+)?\s?[KMGTP]?i?B`;
 // An Xid in every driver format: "NVRM: Xid (PCI:0000:3b:00): 79, pid=…", "Xid (0000:3b:00): 79", "Xid=69",
-// "XID error 79" (DCGM); never "Xid errors: 0" (a healthy counter).
-const XID = String.raw`\bXid\b(?:\s*\((?<pci>(?:PCI:)?[0-9A-Fa-f:.]+)\))?(?:\s+errors?)?\s*[:=]?\s*(?!0\b)`;
+// "XID error 79" (DCGM), '"xid": 79' (JSON logs); never "Xid errors: 0" (a healthy counter).
+const XID = String.raw`\bXid\b['"]?(?:\s*\((?<pci>(?:PCI:)?[0-9A-Fa-f:.]+)\))?(?:\s+errors?)?\s*[:=]?\s*(?!0\b)`;
 // Xids that report ECC trouble: 48 double-bit error, 63/64 row remapping, 94/95 contained/uncontained ECC.
 const ECC_XIDS = '48|63|64|94|95';
 // Xids that usually follow the application's own fault (illegal access, a killed process).
 const APP_XIDS = '13|31|43|45';
 // A metric named for a loss, in any logger: loss, 'loss', val_loss, train/loss, critic/vf_loss, loss_cls.
-const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}loss[\w/.-]{0,40}['"]?`;
+// The name may sit in quotes or brackets ("[Loss] nan", loguru-style tables).
+const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}loss[\w/.-]{0,40}['"\]]?`;
 const NON_FINITE = String.raw`['"]?(?:tensor\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;
 
 /** Failures every training job can hit: memory, disk, numbers, preemption, GPU hardware, Python errors. */
@@ -46,7 +49,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'gpu_ecc_uncorrectable',
-    pattern: String.raw`uncorrectable ECC error|ECC error[^\n]{0,300}uncorrect|double[- ]bit (?:ECC|error)|(?<![A-Za-z])DBE(?![A-Za-z])|cudaErrorECCUncorrectable|Pending Page (?:Retirement|Blacklist)\s*:\s*Yes|row[- ]?remap\w*[^\n]{0,100}(?:fail|pending)|Remapping Failure Occurred\s*:\s*Yes`,
+    pattern: String.raw`uncorrectable ECC error|ECC error[^\n]{0,300}uncorrect|double[- ]bit (?:ECC|error)|(?<![A-Za-z])DBE(?![A-Za-z])|cudaErrorECCUncorrectable|Pending Page (?:Retirement|Blacklist)\s*:\s*Yes|row[-_ ]?remap\w*[^\n]{0,100}(?:fail|pending)|UNCORRECTABLE_ROW_REMAP|Remapping Failure Occurred\s*:\s*Yes`,
     // nvidia-smi -q prints the counters on healthy GPUs too: "Double Bit ECC Errors : 0".
     unless: String.raw`:\s*(?:0|N/A|No|None)\s*$`,
     error_type: 'ecc_error',
@@ -56,7 +59,8 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'gpu_lost',
-    pattern: String.raw`\bGPU is lost\b|Unable to determine the device handle for GPU|GPU requires reset|GPU reset required|uncorrectable NVLink error|RmInitAdapter failed`,
+    // nvidia-smi prints ERR! in the columns of a GPU it can no longer read; NVML returns GPU_IS_LOST.
+    pattern: String.raw`\bGPU is lost\b|GPU_IS_LOST\b|ERR!\s{1,30}ERR!|Unable to determine the device handle for GPU|GPU requires reset|GPU reset required|uncorrectable NVLink error|RmInitAdapter failed`,
     error_type: 'gpu_xid',
     severity: 'critical',
     subsystem: 'gpu',
@@ -84,8 +88,22 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     priority: 6,
   },
   {
+    name: 'gpu_xid_launch_failure',
+    // An application Xid under a kernel that died with "unspecified launch failure" and no fault of the program's
+    // own (no illegal address, no assert): the launch failed in the GPU, the usual face of a failing board.
+    pattern: String.raw`${XID}(?<xid>${APP_XIDS})\b`,
+    requires: String.raw`unspecified launch failure|CUDA_ERROR_LAUNCH_FAILED|cudaErrorLaunchFailure`,
+    excludes: String.raw`illegal memory access|illegal instruction|misaligned address|device-side assert`,
+    error_type: 'gpu_xid',
+    severity: 'error',
+    subsystem: 'gpu',
+    priority: 7,
+  },
+  {
     name: 'spot_interruption',
-    pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|\b(?:is|was|been|being|got) preempted\b|^\s*Reason:\s*Evicted\b|\s\d+/\d+\s+Evicted\s|\bpod\b[^\n]{0,100}\bevicted\b|The node was low on resource`,
+    pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|\b(?:is|was|been|being|got) preempted\b|^\s*Reason:\s*Evicted\b|\s\d+/\d+\s+Evicted\s|\bpod\b[^\n]{0,100}\bevicted\b|The node was low on resource|spot[ _-]?(?:instance[ _-]?)?interrupted|"action"\s*:\s*"(?:terminate|stop|hibernate)"\s*,\s*"time"|imminent node shutdown|\bnode is shutting down\b|Host EC2 \(instance [\w-]{1,40}\) terminated|instances\.preempted\b|\bpreemption (?:notice|signal|warning)\b`,
+    // EC2's instance-action notice is a JSON object of an action and a time; kubelet's graceful node shutdown
+    // and AWS Batch's "Host EC2 (instance …) terminated" say the machine went away under the job.
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',
@@ -102,7 +120,8 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'cuda_oom_other',
-    pattern: String.raw`CUDA error: out of memory|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|\b(?:NPU|XPU|MPS backend|GPU) out of memory|OOM when allocating tensor|cuda\w*(?:Malloc|Alloc)\w*[^\n]{0,100}out of memory`,
+    // TensorFlow and XLA call an allocation failure ResourceExhausted, in their two spellings.
+    pattern: String.raw`(?:ResourceExhaustedError|RESOURCE_EXHAUSTED)\b[^\n]{0,200}(?:memory|\bOOM\b|allocat)|CUDA (?:driver |runtime )?error(?: \(2\))?\s*:?\s*out of memory|CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|\b(?:NPU|XPU|MPS backend|GPU) out of memory|OOM when allocating tensor|cuda\w*(?:Malloc|Alloc)\w*[^\n]{0,100}out of memory`,
     error_type: 'oom',
     severity: 'critical',
     subsystem: 'cuda',
@@ -110,7 +129,12 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'disk_full',
-    pattern: String.raw`No space left on device(?::\s*'(?<path>[^']+)')?|\bENOSPC\b|Disk quota exceeded|\[Errno 28\]|\[Errno 122\]`,
+    // errno 28 and 122 in every spelling (Python's [Errno 28], C's "errno = 28", Rust's StorageFull), EDQUOT,
+    // and what libraries say before the write fails (datasets' "Not enough disk space", tempfile finding no
+    // writable temporary directory).
+    pattern: String.raw`No space left on device(?::\s*'(?<path>[^']+)')?|\bENOSPC\b|\bEDQUOT\b|Disk quota exceeded|\[Errno (?:28|122)\]|\berrno\s*[:=]?\s*(?:28|122)\b|\bStorageFull\b|FilesystemQuotaExceeded|Not enough (?:free )?disk space|No usable temporary directory found|condition: \[DiskPressure\]|\bDiskPressure\s+True\b|node\.kubernetes\.io/disk-pressure|low on resource: ephemeral-storage|ephemeral[- ]storage[^\n]{0,100}exceed`,
+    // Kubernetes evicts pods from a node whose disk filled (the DiskPressure condition true, ephemeral storage):
+    // the disk is the cause. `kubectl describe node` lists "DiskPressure False" on every healthy node.
     error_type: 'disk_full',
     severity: 'critical',
     subsystem: 'disk',
@@ -120,7 +144,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     name: 'shared_memory_full',
     // /dev/shm is a size-limited tmpfs (64 MB by default in a container): NCCL's and the DataLoader's shared
     // segments fail when it is full, whatever error the framework then raises.
-    pattern: String.raw`Error while creating shared memory segment|insufficient shared memory \(shm\)`,
+    pattern: String.raw`Error while creating shared memory segment|failed to extend /dev/shm/|insufficient shared memory \(shm\)`,
     // NCCL also fails to create a segment when a CUDA call on it fails (it says so first): not a full /dev/shm.
     excludes: String.raw`NCCL WARN Cuda failure`,
     error_type: 'disk_full',
@@ -130,7 +154,8 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'checkpoint_write_failed',
-    pattern: String.raw`PytorchStreamWriter failed writing file (?<file>\S+): file write failed`,
+    // "unexpected pos N vs M": the writer wrote fewer bytes than it meant to (torch.save on a full volume).
+    pattern: String.raw`PytorchStreamWriter failed writing (?:file (?<file>\S+)|[^\n:]{1,100}): file write failed|\bunexpected pos \d+ vs \d+`,
     error_type: 'disk_full',
     severity: 'critical',
     subsystem: 'disk',
@@ -139,7 +164,9 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'host_oom_kill',
-    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory`,
+    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory|\bOOMKilled\b|\boom[-_ ]kill(?:ed)? events?\b|out-of-memory handler|exceeded (?:its |the )?memory limit|task \d+: Out Of Memory|\bOUT_OF_MEMORY\b|by the OOM[- ]killer\b`,
+    // Kubernetes says OOMKilled, SLURM's cgroup counts oom-kill events or says a job exceeded its memory limit,
+    // sacct reports OUT_OF_MEMORY: the same kernel OOM kill, seen by the scheduler.
     error_type: 'cpu_oom_killed',
     severity: 'critical',
     subsystem: 'host',
@@ -163,7 +190,9 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'sigkill',
-    pattern: String.raw`^\s*Killed\s*$|: line \d+:\s+\d+ Killed\b|exit(?:ed with)? (?:code|status)[ :=]*(?<exit_code>137)\b|exitcode\s*:\s*(?<torch_exitcode>-9)\b|(?:return|exit) code\s*=\s*-9\b|Signal 9 \(SIGKILL\)|Signals\.SIGKILL|killed by signal 9\b`,
+    pattern: String.raw`^\s*Killed\s*$|: line \d+:\s+\d+ Killed\b|exit(?:ed with)? (?:code|status)[ :=]*(?<exit_code>137)\b|exitcode\s*:\s*(?<torch_exitcode>-9)\b|(?:return|exit) (?:code|status)\s*[=:]?\s*-9\b|Signal 9 \(SIGKILL\)|Signals\.SIGKILL|(?:killed|terminated) (?:by|with) (?:signal )?(?:SIGKILL|9)\b|^\w{0,10}sh: killed\s|^\[\d+\]\+?\s+(?:\d+\s+)?Killed\s`,
+    // A Python subprocess "returned non-zero exit status -9", mp.spawn "terminated with signal SIGKILL", a shell
+    // "zsh: killed  python …" or a job-control "[1]+ Killed  python …".
     error_type: 'cpu_oom_killed',
     severity: 'critical',
     subsystem: 'host',
@@ -172,7 +201,8 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'loss_not_finite',
-    pattern: String.raw`${LOSS_KEY}\s*(?:is|=|:|of|became)?\s*${NON_FINITE}`,
+    // Separators of every logger: "loss: nan", "loss=nan", "loss nan", "loss is nan", a table's "| loss | nan |".
+    pattern: String.raw`${LOSS_KEY}\s*(?:is|=|:|\||of|became)?\s*${NON_FINITE}`,
     fields: ['value'],
     error_type: 'numerical_instability',
     severity: 'error',
@@ -200,7 +230,9 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'loss_scale_minimum',
-    pattern: String.raw`Current loss scale already at minimum|Minimum loss scale reached|loss scale [^\n]{0,300}below minimum|FloatingPointError|loss scale:? 1, reducing to 1\b|loss scale from 1 to 1\b|Skipped \d+ iterations in a row due to Overflow`,
+    // Dynamic loss scaling halves the scale on each overflow; at 1 (or below) fp16 has no room left: every step
+    // overflows, whichever scaler (DeepSpeed, Apex, fairseq, Megatron) prints it.
+    pattern: String.raw`Current loss scale already at minimum|Minimum loss scale reached|loss scale [^\n]{0,300}below minimum|FloatingPointError|loss scale:? 1, reducing to 1\b|loss scale from 1 to 1\b|Skipped \d+ iterations in a row due to Overflow|(?:reduc|sett|lower|decreas)\w* (?:the )?loss scale(?: to)?\s*:?\s*(?:0(?:\.\d+)?|1(?:\.0+)?|\d(?:\.\d+)?e-\d+)\b(?!\.\d)`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
@@ -208,16 +240,28 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nan_detected',
-    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b`,
+    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
     priority: 79,
   },
   {
+    name: 'slurm_job_state',
+    // SLURM's own job states (sacct, scontrol show job, srun): upper case, case-sensitive, so that a sentence
+    // using the word is not one.
+    pattern: String.raw`\b(?:PREEMPTED|NODE_FAIL)\b|JobState=(?:CANCELLED|TIMEOUT|DEADLINE|PREEMPTED)\b|\bCANCELLED by \d+\b|task(?:s [\d,-]{1,40}| \d+): Terminated\b`,
+    flags: '',
+    error_type: 'cancelled_preempted',
+    severity: 'error',
+    subsystem: 'scheduler',
+    priority: 54,
+  },
+  {
     name: 'sigterm',
-    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: 15\b|received (?:signal )?SIGTERM|Received \d+ death signal|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|Caught signal SIG(?:TERM|HUP)\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted`,
-    unless: String.raw`closing signal SIGTERM`,
+    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: (?:1|2|15)\b|received (?:signal )?SIGTERM|Received (?:Signals\.)?(?:\d+|SIG[A-Z]+) death signal|\bSignalException\b|(?:terminated|killed) (?:by|with) (?:signal )?SIG(?:TERM|HUP|INT)\b|died with <Signals\.SIG(?:TERM|HUP|INT)\b|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|closing signal (?:Signals\.)?SIG(?:HUP|INT|QUIT)\b|Caught signal SIG(?:TERM|HUP)\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted`,
+    // torchrun stopping its own workers after one failed: a consequence, not an outside stop.
+    unless: String.raw`closing signal (?:Signals\.)?SIGTERM`,
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',
@@ -243,10 +287,24 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   {
     name: 'python_exception',
     pattern: String.raw`${LINE_PREFIX}(?<exception>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))(?:\([\w.]{1,100}\))?(?::\s*(?<message>\S[^\n]{0,300})[^\n]*)?\s*$`,
+    // Case-sensitive: an exception class is CamelCase, a metric line "eval_error: 0.03" is not one.
+    flags: '',
     error_type: 'exception',
     severity: 'error',
     subsystem: 'python',
     priority: 10,
+  },
+  {
+    name: 'config_error',
+    // Hydra and OmegaConf report a bad config without a Python traceback: OmegaConf's error block names the key
+    // and its type ("full_key: task.data" … "object_type=dict"), Hydra points at HYDRA_FULL_ERROR.
+    pattern: String.raw`^\s*full_key: \S|HYDRA_FULL_ERROR=1 for a complete stack trace`,
+    requires: String.raw`object_type=|HYDRA_FULL_ERROR`,
+    flags: 'im',
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 11,
   },
   {
     name: 'cpp_exception',

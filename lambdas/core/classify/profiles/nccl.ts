@@ -12,7 +12,9 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nccl_timeout',
-    pattern: String.raw`NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|timed out in blocking wait|NCCL[^\n]{0,300}timed out after`,
+    // torch 2.4+ names the NCCL work that timed out ("Timeout at NCCL work: 5021, last enqueued …") without the
+    // watchdog's sentence.
+    pattern: String.raw`Timeout at NCCL work: -?\d+|NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|timed out in blocking wait|NCCL[^\n]{0,300}timed out after`,
     error_type: 'nccl_timeout',
     severity: 'critical',
     subsystem: 'nccl',
@@ -20,11 +22,24 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'process_group_timeout',
-    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo[^\n]{0,300}[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout|connect\(\) timed out|gloo[^\n]{0,300}(?:Connect timeout|[Tt]imed out)|store[ _-]based barrier[^\n]{0,300}[Tt]imed out|TCPStore[^\n]{0,300}[Tt]imed out|wait timeout after \d+\s*ms|failed to pass monitoredBarrier|rendezvous[^\n]{0,100}timed out|Timed out waiting for (?:all )?(?:workers|tasks|hosts|ranks|clients)\b`,
+    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo[^\n]{0,300}[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout|connect\(\) timed out|gloo[^\n]{0,300}(?:Connect timeout|[Tt]imed out)|store[ _-]based barrier[^\n]{0,300}[Tt]imed out|TCPStore[^\n]{0,300}[Tt]imed out|wait timeout after \d+\s*ms|failed to pass monitoredBarrier|rendezvous[^\n]{0,100}timed out|Timed out waiting for (?:all )?(?:workers|tasks|hosts|ranks|clients)\b|\bbarrier\b[^\n]{0,100}\btimed out\b|(?:coordination service|CoordinationService)[^\n]{0,200}(?:DEADLINE_EXCEEDED|Deadline Exceeded)`,
+    // JAX/XLA's coordination service (its distributed initialise) says DEADLINE_EXCEEDED when a task never registers.
+    // Any barrier of a launcher or coordination service that timed out (JAX's "Barrier timed out", a store's):
+    // some peer never arrived at set-up.
     error_type: 'distributed_timeout',
     severity: 'critical',
     subsystem: 'distributed',
     priority: 48,
+  },
+  {
+    name: 'rendezvous_closed',
+    // torchelastic closes the rendezvous when an agent shuts the job down (its pod deleted, its node reclaimed,
+    // the agent told to stop); the agents left see RendezvousClosedError. Stopped from outside: a restart helps.
+    pattern: String.raw`\bRendezvousClosedError\b`,
+    error_type: 'cancelled_preempted',
+    severity: 'error',
+    subsystem: 'scheduler',
+    priority: 50,
   },
   {
     name: 'nccl_error',
@@ -78,6 +93,10 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'connection_lost',
     pattern: String.raw`Connection reset by peer|Connection refused|Connection closed by (?:remote )?peer|\bBroken pipe\b|\bECONNRESET\b|\bECONNREFUSED\b|Software caused connection abort|No route to host|Network is unreachable|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)\s*=?\s*(?:12|13)\b|transport retry counter exceeded|remote process exited or there was a network error`,
+    // A client that retries says so on the same line ("… Connection refused). Retrying.", c10d's "[W socket.cpp]"
+    // warnings, huggingface_hub's "thrown while requesting"): a retry that may well succeed, not a failure. A
+    // failure still ends in an error line of its own.
+    unless: String.raw`\bretrying\b|\bRetry \d|will retry|thrown while requesting|^\s*(?:\[rank\d+\]:\s*)?(?:\[W[\d ]|W\d{4} \d\d:)`,
     error_type: 'communication',
     severity: 'error',
     subsystem: 'network',

@@ -4,7 +4,7 @@ import type { SignalInput } from '../schema.js';
 export const STALL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'watchdog_stuck',
-    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|failed to send a keep-alive heartbeat|heartbeat monitor[^\n]{0,300}no heartbeat`,
+    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|failed to send a keep-alive heartbeat|heartbeat monitor[^\n]{0,300}no heartbeat|\bno heartbeats? (?:received )?(?:for|in|since)\b`,
     error_type: 'hang',
     severity: 'critical',
     subsystem: 'nccl',
@@ -12,7 +12,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'hang_reported',
-    pattern: String.raw`appears to be (?:hung|hanging|stuck)|(?:process|job|training|rank \d+|worker \d+) (?:is|seems|appears)(?: to be)? (?:hung|hanging|stuck)\b|\bhang detected\b|no progress (?:for|in) (?<seconds>\d+)\s*(?:s|sec|seconds)\b`,
+    pattern: String.raw`appears to be (?:hung|hanging|stuck)|(?:process|job|training|rank \d+|worker \d+) (?:is|seems|appears)(?: to be)? (?:hung|hanging|stuck)\b|\bhang detected\b|no progress (?:for|in) (?:the (?:last|past) )?(?<duration>\d+\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hours?))\b|\bstuck (?:at|on|in|after) (?:step|iteration|iter|epoch|batch)\b`,
+    // A progress watchdog says for how long nothing advanced, in any unit; a person or a monitor says at which step.
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',
@@ -23,8 +24,11 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // A stack dump (py-spy, gdb, faulthandler) whose frames sit in a collective or barrier: a hang. The
     // faulthandler form "line N in f" differs from a traceback's "line N, in f", which is an error, not a hang;
     // gdb's py-bt keeps the comma but says "most recent call first", which only dumps say.
-    pattern: String.raw`\((?:torch/distributed/distributed_c10d|deepspeed/comm/\w+)\.py:\d+\)|distributed_c10d\.py", line \d+,? in \w+|\bin (?:nccl[A-Z]\w*|c10d::ProcessGroupNCCL::\w+(?:::\w+)?)\s*\(`,
-    requires: String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
+    // py-spy prints a frame's file as Python knows it, relative or absolute; torch 2.x wraps every collective in
+    // c10d_logger; a native stack waits in NCCL, ProcessGroupNCCL, or a blocking CUDA call (a synchronize, a copy
+    // that drains the stream) behind a kernel that never finishes.
+    pattern: String.raw`[(/](?:torch/distributed/(?:distributed_c10d|c10d_logger)|deepspeed/comm/\w+)\.py:\d+\)|distributed_c10d\.py"?, line \d+,? in \w+|\bin (?:nccl[A-Z]\w*|c10d::ProcessGroupNCCL::\w+(?:::\w+)?|cu(?:da)?(?:Stream|Device|Event)Synchronize|cu(?:da)?Memcpy\w{0,20})\s*\(`,
+    requires: String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)(?:\+gil)?\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
     excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error`,
     flags: 'im',
     error_type: 'hang',
@@ -35,8 +39,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'stack_in_dataloader',
     // The same, with the frames in the DataLoader's queue or its workers: the classic DataLoader deadlock.
-    pattern: String.raw`\(torch/utils/data/(?:dataloader|_utils/\w+)\.py:\d+\)|data/dataloader\.py", line \d+ in \w+`,
-    requires: String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
+    pattern: String.raw`[(/]torch/utils/data/(?:dataloader|_utils/\w+)\.py:\d+\)|data/dataloader\.py", line \d+ in \w+`,
+    requires: String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)(?:\+gil)?\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
     flags: 'im',
     error_type: 'deadlock',
     severity: 'error',
@@ -47,11 +51,34 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     name: 'stack_dump',
     // Someone dumped every thread of a live process (py-spy dump, gdb "thread apply all bt", a faulthandler
     // timeout): that is what people do to a job that stopped progressing. A crash's backtrace is not this.
-    pattern: String.raw`^\s*Thread (?:(?:\d+|0x[0-9A-Fa-f]+) )?\((?:idle|active)\): "MainThread"|^\(gdb\) thread apply all bt|^Timeout \(\d+:\d\d:\d\d\)!|^Python v\d+\.\d+\.\d+ \(/`,
+    pattern: String.raw`^\s*Thread (?:(?:\d+|0x[0-9A-Fa-f]+) )?\((?:idle|active)(?:\+gil)?\): "MainThread"|^\(gdb\) thread apply all bt|^Timeout \(\d+:\d\d:\d\d\)!|^Python v\d+\.\d+\.\d+ \(/`,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',
     priority: 30,
+  },
+  {
+    name: 'gdb_mutex_wait',
+    // A thread of a live process blocked taking a mutex (glibc's lll_lock_wait under pthread_mutex_lock): a lock
+    // nobody releases, the mark of a lock-ordering or fork-after-threads deadlock, where a thread waiting on a
+    // condition or a socket is merely waiting for a peer.
+    pattern: String.raw`^#\d\s+(?:0x[0-9a-f]+ in )?(?:__GI___lll_lock_wait\w*|__lll_lock_wait\w*|__GI___pthread_mutex_lock|___?pthread_mutex_lock\w*|lll_mutex_lock\w*)\b`,
+    requires: String.raw`\(gdb\)|^Thread \d+ \(Thread 0x[0-9a-f]+`,
+    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped`,
+    flags: 'im',
+    error_type: 'deadlock',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 31,
+  },
+  {
+    name: 'dataloader_timeout',
+    // The DataLoader's own timeout: no worker produced a batch in time (a worker stuck or dead).
+    pattern: String.raw`DataLoader timed out after \d+ seconds`,
+    error_type: 'deadlock',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 32,
   },
   {
     name: 'gdb_thread_waiting',
@@ -70,7 +97,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     name: 'gdb_attached',
     // gdb attached to a live process ("(gdb) info threads", "(gdb) bt"): what people do to a stuck job. A
     // crash opened in gdb says which signal killed it, and that is a crash, not a stall.
-    pattern: String.raw`^\(gdb\)\s*(?:thread apply all bt|info threads|bt|backtrace|py-bt)\b`,
+    // gdb takes abbreviations ("info thread", "thr apply all bt", "where").
+    pattern: String.raw`^\(gdb\)\s*(?:thr\w* apply all|info thr\w*|bt|backtrace|py-bt|where)\b`,
     excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped|Segmentation fault`,
     flags: 'im',
     error_type: 'hang',
@@ -112,10 +140,23 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     priority: 27,
   },
   {
+    name: 'horovod_stall',
+    // Horovod's stall inspector: some ranks submitted a collective and wait for ranks that submitted another (or
+    // none): a mismatch that never resolves, which Horovod itself calls a deadlock. Printed while stalled, with
+    // or without that word (its "may indicate" sentence would switch the generic deadlock signal off).
+    pattern: String.raw`waiting for remainder of ranks for more than \d+ seconds|^\s*Stalled ranks:`,
+    flags: 'im',
+    error_type: 'deadlock',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 36,
+  },
+  {
     name: 'deadlock',
     pattern: String.raw`\bdead ?lock(?:ed)?\b|Resource deadlock avoided|\bEDEADLK\b`,
-    // The tokenizers fork warning names deadlocks on every healthy Hugging Face run.
-    unless: String.raw`avoid deadlocks?|TOKENIZERS_PARALLELISM|to prevent (?:a )?deadlock|deadlock-prone`,
+    // The tokenizers fork warning names deadlocks on every healthy Hugging Face run, and libraries warn that
+    // fork() "may lead to" or "can cause" one (Python 3.12, Polars): a risk named, not a deadlock seen.
+    unless: String.raw`avoid deadlocks?|TOKENIZERS_PARALLELISM|to prevent (?:a )?deadlock|deadlock-prone|\b(?:may|might|can|could)\b[^\n]{0,60}dead ?lock`,
     error_type: 'deadlock',
     severity: 'error',
     subsystem: 'training',
