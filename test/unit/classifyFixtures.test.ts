@@ -5,9 +5,11 @@ import { splitFixtures } from '../support/corpusSplit.js';
 import { loadLogFixtures } from '../support/logFixtures.js';
 
 // Floors, not targets: raise them when the signals get better, never lower them to let a change through, and
-// never move an excerpt between sets (the set follows the project: test/unit/classifySplit.test.ts).
-const DEV_FLOOR = { family: 0.975, decision: 0.978 };
-const VALIDATION_FLOOR = { family: 0.862, decision: 0.9 };
+// never move an excerpt between sets (the set follows the project: test/unit/classifySplit.test.ts). Re-based
+// when round 3 grew the corpus from 361 to 448 excerpts (the figures the signals reach on it); on the 361 the
+// earlier floors were set on (97.5/97.8, 86.2/90.0) the signals now score 97.9/98.2 and 87.5/90.0.
+const DEV_FLOOR = { family: 0.97, decision: 0.973 };
+const VALIDATION_FLOOR = { family: 0.855, decision: 0.875 };
 
 const fixtures = splitFixtures(loadLogFixtures());
 const healthy = fixtures.filter((f) => f.label === 'healthy');
