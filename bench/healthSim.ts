@@ -140,6 +140,7 @@ export function healthSim(
   }
   const sweep = 1; // minutes between sweeps
   const period = settings.telemetryEveryMs / MIN;
+  const idleBound = settings.idleGpuAfterMs / MIN + period;
   return {
     runs,
     runHours: runs * hours,
@@ -147,17 +148,10 @@ export function healthSim(
     examples,
     latency: {
       drop: latencyOf('drop', 'throughput_drop', trials, settings, 2 * period + sweep),
-      idle: latencyOf('idle', 'idle_gpus', trials, settings, settings.idleGpuAfterMs / MIN + period),
+      idle: latencyOf('idle', 'idle_gpus', trials, settings, idleBound),
       straggler: latencyOf('straggler', 'straggler', trials, settings, 3 * period + sweep),
     },
-    idleWithoutIdleS: latencyOf(
-      'idle',
-      'idle_gpus',
-      trials,
-      settings,
-      settings.idleGpuAfterMs / MIN + period,
-      false,
-    ),
+    idleWithoutIdleS: latencyOf('idle', 'idle_gpus', trials, settings, idleBound, false),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { DeliveryError } from '../core/errors.js';
 import type { ClientSource } from './lazy.js';
-import { SECRET_MAX_AGE_S, secureString } from './secureString.js';
+import { SECRET_MAX_AGE_S, secretResolver } from './secureString.js';
 
 /** Gives the routing key, or throws DeliveryError saying whether a retry could help. */
 export type RoutingKeyResolver = () => Promise<string>;
@@ -18,10 +18,7 @@ export function pagerDutyRoutingKey(
   ssm?: ClientSource<SSMClient>,
 ): RoutingKeyResolver | undefined {
   const { key, param } = source;
-  if (key) return async () => checked(key, 'TRAINWATCH_PAGERDUTY_ROUTING_KEY');
-  if (!param) return undefined;
-  const read = secureString(param, 'pagerduty', ssm);
-  return async () => checked(await read(), `SSM parameter ${param}`);
+  return secretResolver({ value: key, param }, 'pagerduty', 'TRAINWATCH_PAGERDUTY_ROUTING_KEY', checked, ssm);
 }
 
 function checked(value: string | undefined, where: string): string {

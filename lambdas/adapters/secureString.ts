@@ -29,6 +29,25 @@ class SecureStringProvider extends BaseProvider {
   }
 }
 
+/**
+ * A secret given as itself (local mode) or as the name of an SSM SecureString read on first use (Lambda);
+ * `check` validates what was found, never echoing it. Undefined when neither is configured: no channel.
+ */
+export function secretResolver(
+  source: { readonly value?: string; readonly param?: string },
+  channel: string,
+  /** Where a value given as itself comes from, for the error (an environment variable). */
+  envName: string,
+  check: (value: string | undefined, where: string) => string,
+  ssm?: ClientSource<SSMClient>,
+): (() => Promise<string>) | undefined {
+  const { value, param } = source;
+  if (value) return async () => check(value, envName);
+  if (!param) return undefined;
+  const read = secureString(param, channel, ssm);
+  return async () => check(await read(), `SSM parameter ${param}`);
+}
+
 /** SSM answers that another try would not change. */
 const PERMANENT_SSM = new Set(['ParameterNotFound', 'ParameterVersionNotFound', 'AccessDeniedException']);
 

@@ -1,7 +1,7 @@
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { DeliveryError } from '../core/errors.js';
-import { type ClientSource, once } from './lazy.js';
-import { SECRET_MAX_AGE_S, secureString } from './secureString.js';
+import type { ClientSource } from './lazy.js';
+import { SECRET_MAX_AGE_S, secretResolver } from './secureString.js';
 
 /** Gives the webhook URL, or throws DeliveryError saying whether a retry could help. */
 export type WebhookUrlResolver = () => Promise<string>;
@@ -21,13 +21,10 @@ export const WEBHOOK_URL_MAX_AGE_S = SECRET_MAX_AGE_S;
  */
 export function slackWebhookUrl(
   source: WebhookUrlSource,
-  ssm: ClientSource<SSMClient> = once(async () => new (await import('@aws-sdk/client-ssm')).SSMClient({})),
+  ssm?: ClientSource<SSMClient>,
 ): WebhookUrlResolver | undefined {
   const { url, param } = source;
-  if (url) return async () => checked(url, 'TRAINWATCH_SLACK_WEBHOOK_URL');
-  if (!param) return undefined;
-  const read = secureString(param, 'slack', ssm);
-  return async () => checked(await read(), `SSM parameter ${param}`);
+  return secretResolver({ value: url, param }, 'slack', 'TRAINWATCH_SLACK_WEBHOOK_URL', checked, ssm);
 }
 
 function checked(value: string | undefined, where: string): string {
