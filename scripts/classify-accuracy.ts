@@ -1,9 +1,12 @@
 // Classification accuracy on the real log excerpts of test/fixtures/logs, per label and overall, on the
 // validation set (the headline: projects the signals were never tuned on) and the development set, as
-// Markdown (README and docs/REMEDIATION.md quote it). Run: npx tsx scripts/classify-accuracy.ts [--misses]
+// Markdown (README and docs/REMEDIATION.md quote it). Run: npx tsx scripts/classify-accuracy.ts [--misses] [--since REV]
+// --since REV adds the figures of the excerpts added after git revision REV alone: the freshest test, excerpts
+// nobody had seen, not even as a count, when the signals of REV were written.
 // Families and decisions are defined once, in lambdas/core/classify/causes.ts; the split in
 // test/support/corpusSplit.ts (split.json). --misses lists development misses only: validation excerpts are
 // counted, never shown, so that no rule is written from them.
+import { execFileSync } from 'node:child_process';
 import { classify } from '../lambdas/core/classify/index.js';
 import { expectedOf, pct, scoreSet, type Tally } from '../test/support/classifyAccuracy.js';
 import { splitFixtures } from '../test/support/corpusSplit.js';
@@ -46,6 +49,25 @@ console.log(
   `Corpus: ${fixtures.length} excerpts from ${new Set(fixtures.map((f) => f.project)).size} projects; validation ${val.all.n}, development ${dev.all.n}.`,
 );
 console.log(`CPU time to classify the whole corpus once (one process, cold): ${cpuMs.toFixed(0)} ms.`);
+const since = process.argv[process.argv.indexOf('--since') + 1];
+if (process.argv.includes('--since') && since) {
+  const added = new Set(
+    execFileSync('git', ['diff', '--name-only', '--diff-filter=A', since, '--', 'test/fixtures/logs'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((p) => p.endsWith('.txt'))
+      .map((p) => p.split('/').slice(-2).join('/')),
+  );
+  const fresh = fixtures.filter((f) => added.has(`${f.label}/${f.name}`));
+  for (const set of ['validation', 'development'] as const) {
+    const r = scoreSet(fresh, set);
+    const h = r.byLabel.get('healthy');
+    console.log(
+      `Added since ${since}, ${set}: family ${cell(r.all, 'family')}, decision ${cell(r.all, 'decision')}, exact ${cell(r.all, 'exact')}, false alarms ${h?.falseAlarms ?? 0} of ${h?.n ?? 0}.`,
+    );
+  }
+}
 if (process.argv.includes('--misses')) {
   console.log('\nDevelopment misses (exact type):');
   for (const [l, t] of dev.byLabel) for (const m of t.misses) console.log(`  ${l}/${m}`);
