@@ -49,8 +49,9 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'gpu_ecc_uncorrectable',
-    pattern: String.raw`uncorrectable ECC error|ECC error[^\n]{0,300}uncorrect|double[- ]bit (?:ECC|error)|(?<![A-Za-z])DBE(?![A-Za-z])|cudaErrorECCUncorrectable|Pending Page (?:Retirement|Blacklist)\s*:\s*Yes|row[-_ ]?remap\w*[^\n]{0,100}(?:fail|pending)|UNCORRECTABLE_ROW_REMAP|Remapping Failure Occurred\s*:\s*Yes`,
-    // nvidia-smi -q prints the counters on healthy GPUs too: "Double Bit ECC Errors : 0".
+    pattern: String.raw`uncorrectable ECC error|ECC error[^\n]{0,300}uncorrect|double[- ]bit (?:ECC|error)|(?<![A-Za-z])DBE(?![A-Za-z])|cudaErrorECCUncorrectable|Pending Page (?:Retirement|Blacklist)\s*:\s*Yes|row[-_ ]?remap\w*[^\n]{0,100}(?:fail|pending)|UNCORRECTABLE_ROW_REMAP|Remapping Failure Occurred\s*:\s*Yes|CUDA_ERROR_ECC_UNCORRECTABLE|^\s*(?:DRAM|SRAM) Uncorrectable\s*:\s*[1-9]|^\s*Uncorrectable Error\s*:\s*[1-9]`,
+    // nvidia-smi -q prints the counters on healthy GPUs too: "Double Bit ECC Errors : 0", "DRAM Uncorrectable : 0";
+    // a counter above zero (newer drivers' "DRAM Uncorrectable", the remapped rows' "Uncorrectable Error") is the fault.
     unless: String.raw`:\s*(?:0|N/A|No|None)\s*$`,
     error_type: 'ecc_error',
     severity: 'critical',
@@ -121,7 +122,9 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   {
     name: 'cuda_oom_other',
     // TensorFlow and XLA call an allocation failure ResourceExhausted, in their two spellings.
-    pattern: String.raw`(?:ResourceExhaustedError|RESOURCE_EXHAUSTED)\b[^\n]{0,200}(?:memory|\bOOM\b|allocat)|CUDA (?:driver |runtime )?error(?: \(2\))?\s*:?\s*out of memory|CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|\b(?:NPU|XPU|MPS backend|GPU) out of memory|OOM when allocating tensor|cuda\w*(?:Malloc|Alloc)\w*[^\n]{0,100}out of memory`,
+    pattern: String.raw`(?:ResourceExhaustedError|RESOURCE_EXHAUSTED)\b[^\n]{0,200}(?:memory|\bOOM\b|allocat)|CUDA (?:driver |runtime )?error(?: \(2\))?\s*:?\s*out of memory|CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|\b(?:NPU|XPU|MPS backend|GPU) out of memory|OOM when allocating tensor|cuda\w*(?:Malloc|Alloc)\w*[^\n]{0,100}out of memory|\bAllocator \(\w{1,40}\) ran out of memory trying to allocate|\b(?:Error|error|failure)\s?\[(?:CUDA|HIP)\]\s?:\s?out of memory|\b(?:not enough|insufficient) (?:free )?(?:GPU|device|CUDA|VRAM|video) memory\b`,
+    // TensorFlow's BFC allocator warns "ran out of memory" and says when it is no failure (it retries smaller).
+    unless: String.raw`is not a failure`,
     error_type: 'oom',
     severity: 'critical',
     subsystem: 'cuda',
@@ -132,9 +135,10 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     // errno 28 and 122 in every spelling (Python's [Errno 28], C's "errno = 28", Rust's StorageFull), EDQUOT,
     // and what libraries say before the write fails (datasets' "Not enough disk space", tempfile finding no
     // writable temporary directory).
-    pattern: String.raw`No space left on device(?::\s*'(?<path>[^']+)')?|\bENOSPC\b|\bEDQUOT\b|Disk quota exceeded|\[Errno (?:28|122)\]|\berrno\s*[:=]?\s*(?:28|122)\b|\bStorageFull\b|FilesystemQuotaExceeded|Not enough (?:free )?disk space|No usable temporary directory found|condition: \[DiskPressure\]|\bDiskPressure\s+True\b|node\.kubernetes\.io/disk-pressure|low on resource: ephemeral-storage|ephemeral[- ]storage[^\n]{0,100}exceed`,
+    pattern: String.raw`No space left on device(?::\s*'(?<path>[^']+)')?|\bENOSPC\b|\bEDQUOT\b|Disk quota exceeded|\[Errno (?:28|122)\]|\berrno\s*[:=]?\s*(?:28|122)\b|\bStorageFull\b|FilesystemQuotaExceeded|Not enough (?:free )?disk space|No usable temporary directory found|condition: \[DiskPressure\]|\bDiskPressure\s+True\b|node\.kubernetes\.io/disk-pressure|low on resource: ephemeral-storage|ephemeral[- ]storage[^\n]{0,100}exceed|\b(?:disk|volume|file ?system|partition|drive)s? (?:is |was |got |became |are )?(?:full|out of (?:disk )?space)\b|\s0(?:\.0)?[KMGTP]?i?B?\s+100%\s+/`,
     // Kubernetes evicts pods from a node whose disk filled (the DiskPressure condition true, ephemeral storage):
-    // the disk is the cause. `kubectl describe node` lists "DiskPressure False" on every healthy node.
+    // the disk is the cause. `kubectl describe node` lists "DiskPressure False" on every healthy node. `df` prints a
+    // full filesystem as a row with nothing available at 100 % use; a program may just say the disk is full.
     error_type: 'disk_full',
     severity: 'critical',
     subsystem: 'disk',
@@ -164,9 +168,11 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'host_oom_kill',
-    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory|\bOOMKilled\b|\boom[-_ ]kill(?:ed)? events?\b|out-of-memory handler|exceeded (?:its |the )?memory limit|task \d+: Out Of Memory|\bOUT_OF_MEMORY\b|by the OOM[- ]killer\b`,
+    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory|\bOOMKilled\b|\boom[-_ ]kill(?:ed)? events?\b|out-of-memory handler|exceeded (?:its |the )?memory limit|task \d+: Out Of Memory|\bOUT_OF_MEMORY\b|by the OOM[- ]killer\b|\bKilled process \d+ \([^)\n]{1,64}\)[^\n]{0,40}(?:total-vm|anon-rss)|\boom_reaper: reaped process|\bRay killed this worker\b|\bkilled this worker\b[^\n]{0,300}\bmemory\b|\bkilled due to (?:the node running low on memory|memory (?:pressure|overuse|usage))`,
     // Kubernetes says OOMKilled, SLURM's cgroup counts oom-kill events or says a job exceeded its memory limit,
-    // sacct reports OUT_OF_MEMORY: the same kernel OOM kill, seen by the scheduler.
+    // sacct reports OUT_OF_MEMORY: the same kernel OOM kill, seen by the scheduler. The kernel's own lines may lose their
+    // prefix in an excerpt ("Killed process N (python) total-vm…", the oom_reaper); Ray's memory monitor kills a
+    // worker itself and says memory was why.
     error_type: 'cpu_oom_killed',
     severity: 'critical',
     subsystem: 'host',
@@ -174,7 +180,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'host_alloc_failed',
-    pattern: String.raw`DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|${LINE_PREFIX}MemoryError\b|Cannot allocate memory`,
+    pattern: String.raw`DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|${LINE_PREFIX}(?:[\w.]{0,60}\._)?(?:Array)?MemoryError\b|Cannot allocate memory|Unable to allocate \d+(?:\.\d+)?\s?[KMGTP]i?B for an array`,
     error_type: 'cpu_oom_killed',
     severity: 'critical',
     subsystem: 'host',
@@ -229,10 +235,22 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     priority: 78,
   },
   {
+    name: 'grads_not_finite_repeated',
+    // Trainers that check the gradients say so on each skipped step ("found inf or nan in gradients", "NaN/Inf
+    // detected in grads, skipping update"). One is a routine fp16 overflow; three logged in a row is a run whose
+    // every step overflows.
+    pattern: String.raw`\b(?:nan|inf)(?:\s?(?:/|or|and)\s?(?:nan|inf))?s?\b(?: values?)?(?: (?:found|detected|encountered))? in (?:the )?(?:local )?grad(?:ient)?s?\b`,
+    min_lines: 3,
+    error_type: 'numerical_instability',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 77,
+  },
+  {
     name: 'loss_scale_minimum',
     // Dynamic loss scaling halves the scale on each overflow; at 1 (or below) fp16 has no room left: every step
     // overflows, whichever scaler (DeepSpeed, Apex, fairseq, Megatron) prints it.
-    pattern: String.raw`Current loss scale already at minimum|Minimum loss scale reached|loss scale [^\n]{0,300}below minimum|FloatingPointError|loss scale:? 1, reducing to 1\b|loss scale from 1 to 1\b|Skipped \d+ iterations in a row due to Overflow|(?:reduc|sett|lower|decreas)\w* (?:the )?loss scale(?: to)?\s*:?\s*(?:0(?:\.\d+)?|1(?:\.0+)?|\d(?:\.\d+)?e-\d+)\b(?!\.\d)`,
+    pattern: String.raw`Current loss scale already at minimum|Minimum loss scale reached|loss scale [^\n]{0,300}below minimum|FloatingPointError|loss scale:? 1(?:\.0+)?, reducing to 1(?:\.0+)?(?![\d.])|loss scale from 1 to 1\b|Skipped \d+ iterations in a row due to Overflow|(?:reduc|sett|lower|decreas)\w* (?:the )?loss scale(?: to)?\s*:?\s*(?:0(?:\.\d+)?|1(?:\.0+)?|\d(?:\.\d+)?e-\d+)\b(?!\.\d)`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
@@ -249,8 +267,9 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   {
     name: 'slurm_job_state',
     // SLURM's own job states (sacct, scontrol show job, srun): upper case, case-sensitive, so that a sentence
-    // using the word is not one.
-    pattern: String.raw`\b(?:PREEMPTED|NODE_FAIL)\b|JobState=(?:CANCELLED|TIMEOUT|DEADLINE|PREEMPTED)\b|\bCANCELLED by \d+\b|task(?:s [\d,-]{1,40}| \d+): Terminated\b`,
+    // using the word is not one. An sacct row ends in its State and ExitCode columns ("CANCELLED+  0:15",
+    // "TIMEOUT  0:0"); slurmstepd says when a cancelled or timed-out job would not die.
+    pattern: String.raw`\b(?:PREEMPTED|NODE_FAIL)\b|JobState=(?:CANCELLED|TIMEOUT|DEADLINE|PREEMPTED)\b|\bCANCELLED by \d+\b|task(?:s [\d,-]{1,40}| \d+): Terminated\b|\s(?:CANCELLED\+?|TIMEOUT|DEADLINE)\s{1,40}\d{1,3}:\d{1,3}\s*$|DUE TO JOB NOT ENDING WITH SIGNALS`,
     flags: '',
     error_type: 'cancelled_preempted',
     severity: 'error',
