@@ -17,7 +17,7 @@ const APP_XIDS = '13|31|43|45';
 // A metric named for a loss, in any logger: loss, 'loss', val_loss, train/loss, critic/vf_loss, loss_cls.
 // The name may sit in quotes or brackets ("[Loss] nan", loguru-style tables).
 const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}loss[\w/.-]{0,40}['"\]]?`;
-const NON_FINITE = String.raw`['"]?(?:tensor\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;
+const NON_FINITE = String.raw`['"\[]?(?:tensor\(|array\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;
 
 /** Failures every training job can hit: memory, disk, numbers, preemption, GPU hardware, Python errors. */
 export const BASIC_SIGNALS: readonly SignalInput[] = [
@@ -102,9 +102,11 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'spot_interruption',
-    pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|\b(?:is|was|been|being|got) preempted\b|^\s*Reason:\s*Evicted\b|\s\d+/\d+\s+Evicted\s|\bpod\b[^\n]{0,100}\bevicted\b|The node was low on resource|spot[ _-]?(?:instance[ _-]?)?interrupted|"action"\s*:\s*"(?:terminate|stop|hibernate)"\s*,\s*"time"|imminent node shutdown|\bnode is shutting down\b|Host EC2 \(instance [\w-]{1,40}\) terminated|instances\.preempted\b|\bpreemption (?:notice|signal|warning)\b`,
+    pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|\b(?:is|was|been|being|got) preempted\b|^\s*Reason:\s*Evicted\b|\s\d+/\d+\s+Evicted\s|\bpod\b[^\n]{0,100}\bevicted\b|The node was low on resource|spot[ _-]?(?:instance[ _-]?)?interrupted|"action"\s*:\s*"(?:terminate|stop|hibernate)"\s*,\s*"time"|imminent node shutdown|\bnode is shutting down\b|Host EC2 \(instance [\w-]{1,40}\) terminated|instances\.preempted\b|\bpreemption (?:notice|signal|warning)\b|"EventType"\s*:\s*"(?:Preempt|Terminate)"|\bscheduled for termination\b|\b(?:instance|node) termination notice\b|\bReason:\s*Preempting\b|\s\d+[smhd]\s+default-scheduler\s+Preempt|auto-requeue signal|\bRequeu(?:e|ing) job \d+|\bSlurm[^\n]{0,40}\bsignal SIGUSR1\b|\bNode failure on\b`,
     // EC2's instance-action notice is a JSON object of an action and a time; kubelet's graceful node shutdown
-    // and AWS Batch's "Host EC2 (instance …) terminated" say the machine went away under the job.
+    // and AWS Batch's "Host EC2 (instance …) terminated" say the machine went away under the job. Azure's scheduled
+    // events say "EventType": "Preempt"; Kubernetes' scheduler records a Preempting event; a job that handles SLURM's
+    // pre-time-limit SIGUSR1 (Lightning's auto-requeue) is being stopped and requeued; srun reports a node failure.
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',
@@ -122,7 +124,9 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   {
     name: 'cuda_oom_other',
     // TensorFlow and XLA call an allocation failure ResourceExhausted, in their two spellings.
-    pattern: String.raw`(?:ResourceExhaustedError|RESOURCE_EXHAUSTED)\b[^\n]{0,200}(?:memory|\bOOM\b|allocat)|CUDA (?:driver |runtime )?error(?: \(2\))?\s*:?\s*out of memory|CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|\b(?:NPU|XPU|MPS backend|GPU) out of memory|OOM when allocating tensor|cuda\w*(?:Malloc|Alloc)\w*[^\n]{0,100}out of memory|\bAllocator \(\w{1,40}\) ran out of memory trying to allocate|\b(?:Error|error|failure)\s?\[(?:CUDA|HIP)\]\s?:\s?out of memory|\b(?:not enough|insufficient) (?:free )?(?:GPU|device|CUDA|VRAM|video) memory\b`,
+    pattern: String.raw`(?:ResourceExhaustedError|RESOURCE_EXHAUSTED)\b[^\n]{0,200}(?:memory|\bOOM\b|allocat)|CUDA (?:driver |runtime )?error(?: \(2\))?\s*:?\s*out of memory|CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|hipErrorOutOfMemory|HIP error:\s?out of memory|No available memory for the cache blocks|\b(?:NPU|XPU|MPS backend|GPU) out of memory|OOM when allocating tensor|cuda\w*(?:Malloc|Alloc)\w*[^\n]{0,100}out of memory|\bAllocator \(\w{1,40}\) ran out of memory trying to allocate|\b(?:Error|error|failure)\s?\[(?:CUDA|HIP)\]\s?:\s?out of memory|\b(?:not enough|insufficient) (?:free )?(?:GPU|device|CUDA|VRAM|video) memory\b|failed to allocate [\d.]+\s?[KMGT]?i?B? \(\d+ bytes\) from device`,
+    // TensorFlow's stream executor logs each failed device allocation ("failed to allocate 7.35G (… bytes) from
+    // device: CUDA_ERROR_OUT_OF_MEMORY", hipError_t(1002) on ROCm) whatever the driver's own code says.
     // TensorFlow's BFC allocator warns "ran out of memory" and says when it is no failure (it retries smaller).
     unless: String.raw`is not a failure`,
     error_type: 'oom',
@@ -196,9 +200,10 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'sigkill',
-    pattern: String.raw`^\s*Killed\s*$|: line \d+:\s+\d+ Killed\b|exit(?:ed with)? (?:code|status)[ :=]*(?<exit_code>137)\b|exitcode\s*:\s*(?<torch_exitcode>-9)\b|(?:return|exit) (?:code|status)\s*[=:]?\s*-9\b|Signal 9 \(SIGKILL\)|Signals\.SIGKILL|(?:killed|terminated) (?:by|with) (?:signal )?(?:SIGKILL|9)\b|^\w{0,10}sh: killed\s|^\[\d+\]\+?\s+(?:\d+\s+)?Killed\s`,
+    pattern: String.raw`^\s*(?:Killed|已杀死|已砍掉|強制終了|Getötet|Убито|Processus arrêté|Ucciso|Terminado \(killed\)|죽었음)\s*$|: line \d+:\s+\d+ Killed\b|exit(?:ed with)? (?:code|status)[ :=]*(?<exit_code>137)\b|exitcode\s*:\s*(?<torch_exitcode>-9)\b|(?:return|exit) (?:code|status)\s*[=:]?\s*-9\b|Signal 9 \(SIGKILL\)|Signals\.SIGKILL|(?:killed|terminated) (?:by|with) (?:signal )?(?:SIGKILL|9)\b|^\w{0,10}sh: killed\s|^\[\d+\]\+?\s+(?:\d+\s+)?Killed\s`,
     // A Python subprocess "returned non-zero exit status -9", mp.spawn "terminated with signal SIGKILL", a shell
-    // "zsh: killed  python …" or a job-control "[1]+ Killed  python …".
+    // "zsh: killed  python …" or a job-control "[1]+ Killed  python …". Bash prints strsignal(SIGKILL) in the user's
+    // locale: "已杀死" (zh_CN), "強制終了" (ja), "Getötet" (de) … alone on a line, the same kill.
     error_type: 'cpu_oom_killed',
     severity: 'critical',
     subsystem: 'host',
@@ -258,7 +263,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nan_detected',
-    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b`,
+    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|Found (?:Inf|NaN) or (?:NaN|Inf) global norm|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',

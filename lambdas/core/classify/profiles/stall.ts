@@ -69,8 +69,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // nobody releases, the mark of a lock-ordering or fork-after-threads deadlock, where a thread waiting on a
     // condition or a socket is merely waiting for a peer.
     pattern: String.raw`^#\d\s+(?:0x[0-9a-f]+ in )?(?:__GI___lll_lock_wait\w*|__lll_lock_wait\w*|__GI___pthread_mutex_lock|___?pthread_mutex_lock\w*|lll_mutex_lock\w*)\b`,
-    requires: String.raw`\(gdb\)|^Thread \d+ \(Thread 0x[0-9a-f]+`,
-    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped`,
+    requires: String.raw`\(gdb\)|^Thread \d+ \(Thread 0x[0-9a-f]+|^#\d+\s+0x[0-9a-f]+ in `,
+    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped|\bSIGSEGV\b|\bSIGABRT\b|Segmentation fault|received signal`,
     flags: 'im',
     error_type: 'deadlock',
     severity: 'error',
@@ -98,6 +98,20 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     severity: 'error',
     subsystem: 'training',
     priority: 29,
+  },
+  {
+    name: 'native_stack_waiting',
+    // A native backtrace (gdb, pstack, eu-stack) with a frame in a wait primitive of any library (a condition
+    // variable, a futex, a semaphore, absl's Mutex await, a CUDA event or stream synchronize): a thread parked
+    // until something else happens. Crash backtraces say which signal ended them and are excluded.
+    pattern: String.raw`^#\d+\s+(?:0x[0-9a-f]+ in )?(?:[\w:<>]{0,200}::)?(?:pthread_cond_(?:timed|clock)?wait\w*|__futex_abstimed_wait\w*|futex_wait\w*|do_futex_wait\w*|sem_(?:timed|clock)?wait\w*|AbslInternalPerThreadSemWait\w*|Mutex::(?:Await\w*|Block)|CondVar::Wait\w*|condition_variable::wait\w*|cu(?:da)?(?:Stream|Event|Device|Ctx)Synchronize)\b`,
+    requires: String.raw`^#\d+\s+0x[0-9a-f]+ in `,
+    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped|\bSIGSEGV\b|\bSIGABRT\b|Segmentation fault|received signal`,
+    flags: 'im',
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 27,
   },
   {
     name: 'gdb_attached',
