@@ -163,7 +163,9 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   {
     name: 'checkpoint_write_failed',
     // "unexpected pos N vs M": the writer wrote fewer bytes than it meant to (torch.save on a full volume).
-    pattern: String.raw`PytorchStreamWriter failed writing (?:file (?<file>\S+)|[^\n:]{1,100}): file write failed|\bunexpected pos \d+ vs \d+`,
+    // Old torch's storage writer says which fd failed and why ("write(): fd 29 failed with …"): on network and FUSE
+    // volumes a full disk often comes back as EIO rather than ENOSPC; safetensors' serializer fails the same way.
+    pattern: String.raw`PytorchStreamWriter failed writing (?:file (?<file>\S+)|[^\n:]{1,100}): file write failed|\bunexpected pos \d+ vs \d+|\bwrite\(\): fd \d+ failed with\b|Error while serializing: IoError`,
     error_type: 'disk_full',
     severity: 'critical',
     subsystem: 'disk',
@@ -325,6 +327,16 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     pattern: String.raw`^\s*full_key: \S|HYDRA_FULL_ERROR=1 for a complete stack trace`,
     requires: String.raw`object_type=|HYDRA_FULL_ERROR`,
     flags: 'im',
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 11,
+  },
+  {
+    name: 'training_refused',
+    // A trainer that validates its inputs first (datasets, labels, config) refuses to start in its own words, with
+    // no Python traceback: the same configuration fails the same way on a restart.
+    pattern: String.raw`\b(?:can ?not|can't|unable to|failed to|could not|refus(?:es|ed|ing) to) (?:start|begin|launch) (?:the )?training\b`,
     error_type: 'exception',
     severity: 'error',
     subsystem: 'python',
