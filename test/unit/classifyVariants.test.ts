@@ -107,6 +107,21 @@ const FAILURES: readonly (readonly [string, string, string])[] = [
   ['cancelled_preempted', 'spot_interruption', '[rank: 0] Handling auto-requeue signal: 10'],
   ['cancelled_preempted', 'spot_interruption', 'srun: error: Node failure on gpu-3'],
   ['cancelled_preempted', 'spot_interruption', 'Instance i-0abc is scheduled for termination at 10:02'],
+  ['cancelled_preempted', 'sigterm', 'Caught SIGTERM, saving checkpoint and exiting'],
+  ['cancelled_preempted', 'sigterm', 'INFO: Signal handler called with signal 15'],
+  ['cancelled_preempted', 'sigterm', 'Job 1234 was cancelled by user'],
+  ['cancelled_preempted', 'sigterm', '=>> PBS: job killed: walltime 86410 exceeded limit 86400'],
+  ['cancelled_preempted', 'sigterm', 'TERM_RUNLIMIT: job killed after reaching LSF run time limit.'],
+  ['cancelled_preempted', 'sigterm', 'FailureReason: MaxRuntimeExceeded'],
+  [
+    'cancelled_preempted',
+    'sigterm',
+    '  Normal   Killing    5m    kubelet            Stopping container pytorch',
+  ],
+  ['cpu_oom_killed', 'sigkill', 'Process exited with code -9'],
+  ['cpu_oom_killed', 'sigkill', 'worker 3 died with signal 9'],
+  ['cpu_oom_killed', 'host_oom_kill', 'The training process was OOM killed'],
+  ['gpu_xid', 'gpu_lost', 'dcgmi health: DCGM_FR_XID_ERROR detected on GPU 2'],
   // The network under NCCL and Gloo, across transports.
   [
     'communication',
@@ -265,6 +280,8 @@ const HEALTHY: readonly string[] = [
   'grad_norm: 0.98 | nan_count: 0 | inf_in_grads: 0',
   "{'loss': [0.52, 0.41], 'eval_loss': 0.4}",
   'Killed processes: 0',
+  'SLURM auto-requeueing enabled. Setting signal handlers.\nRegistered handler for SIGTERM',
+  '  Normal   Pulling    5m    kubelet            Pulling image "trainer:latest"',
   'Resuming training from checkpoint-500; could not find optimizer state, starting fresh',
 ];
 

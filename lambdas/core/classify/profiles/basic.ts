@@ -61,7 +61,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   {
     name: 'gpu_lost',
     // nvidia-smi prints ERR! in the columns of a GPU it can no longer read; NVML returns GPU_IS_LOST.
-    pattern: String.raw`\bGPU is lost\b|GPU_IS_LOST\b|ERR!\s{1,30}ERR!|Unable to determine the device handle for GPU|GPU requires reset|GPU reset required|uncorrectable NVLink error|RmInitAdapter failed`,
+    pattern: String.raw`\bGPU is lost\b|GPU_IS_LOST\b|ERR!\s{1,30}ERR!|Unable to determine the device handle for GPU|GPU requires reset|GPU reset required|uncorrectable NVLink error|RmInitAdapter failed|\bDCGM_FR_(?:XID_ERROR|FALLEN_OFF_BUS|GPU_LOST|NVLINK_DOWN|NVLINK_ERROR_CRITICAL|UNCONTAINED_ERROR)\b`,
     error_type: 'gpu_xid',
     severity: 'critical',
     subsystem: 'gpu',
@@ -174,7 +174,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'host_oom_kill',
-    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory|\bOOMKilled\b|\boom[-_ ]kill(?:ed)? events?\b|out-of-memory handler|exceeded (?:its |the )?memory limit|task \d+: Out Of Memory|\bOUT_OF_MEMORY\b|by the OOM[- ]killer\b|\bKilled process \d+ \([^)\n]{1,64}\)[^\n]{0,40}(?:total-vm|anon-rss)|\boom_reaper: reaped process|\bRay killed this worker\b|\bkilled this worker\b[^\n]{0,300}\bmemory\b|\bkilled due to (?:the node running low on memory|memory (?:pressure|overuse|usage))`,
+    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory|\bOOMKilled\b|\boom[-_ ]kill(?:ed)? events?\b|out-of-memory handler|exceeded (?:its |the )?memory limit|task \d+: Out Of Memory|\bOUT_OF_MEMORY\b|by the OOM[- ]killer\b|\b(?:was|got|been|being) OOM[- ]?killed\b|\bKilled process \d+ \([^)\n]{1,64}\)[^\n]{0,40}(?:total-vm|anon-rss)|\boom_reaper: reaped process|\bRay killed this worker\b|\bkilled this worker\b[^\n]{0,300}\bmemory\b|\bkilled due to (?:the node running low on memory|memory (?:pressure|overuse|usage))`,
     // Kubernetes says OOMKilled, SLURM's cgroup counts oom-kill events or says a job exceeded its memory limit,
     // sacct reports OUT_OF_MEMORY: the same kernel OOM kill, seen by the scheduler. The kernel's own lines may lose their
     // prefix in an excerpt ("Killed process N (python) total-vm…", the oom_reaper); Ray's memory monitor kills a
@@ -202,7 +202,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'sigkill',
-    pattern: String.raw`^\s*(?:Killed|已杀死|已砍掉|強制終了|Getötet|Убито|Processus arrêté|Ucciso|Terminado \(killed\)|죽었음)\s*$|: line \d+:\s+\d+ Killed\b|exit(?:ed with)? (?:code|status)[ :=]*(?<exit_code>137)\b|exitcode\s*:\s*(?<torch_exitcode>-9)\b|(?:return|exit) (?:code|status)\s*[=:]?\s*-9\b|Signal 9 \(SIGKILL\)|Signals\.SIGKILL|(?:killed|terminated) (?:by|with) (?:signal )?(?:SIGKILL|9)\b|^\w{0,10}sh: killed\s|^\[\d+\]\+?\s+(?:\d+\s+)?Killed\s`,
+    pattern: String.raw`^\s*(?:Killed|已杀死|已砍掉|強制終了|Getötet|Убито|Processus arrêté|Ucciso|Terminado \(killed\)|죽었음)\s*$|: line \d+:\s+\d+ Killed\b|exit(?:ed with)? (?:code|status)[ :=]*(?<exit_code>137|-9)\b|\bdied with signal (?:9|SIGKILL)\b|exitcode\s*:\s*(?<torch_exitcode>-9)\b|(?:return|exit) (?:code|status)\s*[=:]?\s*-9\b|Signal 9 \(SIGKILL\)|Signals\.SIGKILL|(?:killed|terminated) (?:by|with) (?:signal )?(?:SIGKILL|9)\b|^\w{0,10}sh: killed\s|^\[\d+\]\+?\s+(?:\d+\s+)?Killed\s`,
     // A Python subprocess "returned non-zero exit status -9", mp.spawn "terminated with signal SIGKILL", a shell
     // "zsh: killed  python …" or a job-control "[1]+ Killed  python …". Bash prints strsignal(SIGKILL) in the user's
     // locale: "已杀死" (zh_CN), "強制終了" (ja), "Getötet" (de) … alone on a line, the same kill.
@@ -285,7 +285,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'sigterm',
-    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: (?:1|2|15)\b|received (?:signal )?SIGTERM|Received (?:Signals\.)?(?:\d+|SIG[A-Z]+) death signal|\bSignalException\b|(?:terminated|killed) (?:by|with) (?:signal )?SIG(?:TERM|HUP|INT)\b|died with <Signals\.SIG(?:TERM|HUP|INT)\b|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|closing signal (?:Signals\.)?SIG(?:HUP|INT|QUIT)\b|Caught signal SIG(?:TERM|HUP)\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted`,
+    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: (?:1|2|15)\b|received (?:signal )?SIGTERM|Received (?:Signals\.)?(?:\d+|SIG[A-Z]+) death signal|\bSignalException\b|(?:terminated|killed) (?:by|with) (?:signal )?SIG(?:TERM|HUP|INT)\b|died with <Signals\.SIG(?:TERM|HUP|INT)\b|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|closing signal (?:Signals\.)?SIG(?:HUP|INT|QUIT)\b|Caught signal SIG(?:TERM|HUP)\b|\b(?:caught|got|handling|detected|trapped|intercepted) (?:signal )?SIG(?:TERM|HUP|INT)\b|\bSignal handler called with signal (?:1|2|15)\b|\bcancell?ed by (?:the )?(?:user|admin\w*|operator|scheduler)\b|\bjob killed: walltime \d+ exceeded\b|\bTERM_(?:RUNLIMIT|PREEMPT|OWNER|ADMIN|FORCE_OWNER|FORCE_ADMIN)\b|exceeded (?:hard|soft) wallclock time|\bMax(?:Runtime|WaitTime)Exceeded\b|\bKilling\s{1,40}[^\n]{0,120}Stopping container\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted`,
     // torchrun stopping its own workers after one failed: a consequence, not an outside stop.
     unless: String.raw`closing signal (?:Signals\.)?SIGTERM`,
     error_type: 'cancelled_preempted',
