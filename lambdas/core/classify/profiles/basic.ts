@@ -17,7 +17,7 @@ const APP_XIDS = '13|31|43|45';
 // A metric named for a loss, in any logger: loss, 'loss', val_loss, train/loss, critic/vf_loss, loss_cls.
 // The name may sit in quotes or brackets ("[Loss] nan", loguru-style tables).
 const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}loss[\w/.-]{0,40}['"\]]?`;
-const NON_FINITE = String.raw`['"]?(?:tensor\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;
+const NON_FINITE = String.raw`['"\[]?(?:tensor\(|array\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;
 
 /** Failures every training job can hit: memory, disk, numbers, preemption, GPU hardware, Python errors. */
 export const BASIC_SIGNALS: readonly SignalInput[] = [
@@ -49,8 +49,9 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'gpu_ecc_uncorrectable',
-    pattern: String.raw`uncorrectable ECC error|ECC error[^\n]{0,300}uncorrect|double[- ]bit (?:ECC|error)|(?<![A-Za-z])DBE(?![A-Za-z])|cudaErrorECCUncorrectable|Pending Page (?:Retirement|Blacklist)\s*:\s*Yes|row[-_ ]?remap\w*[^\n]{0,100}(?:fail|pending)|UNCORRECTABLE_ROW_REMAP|Remapping Failure Occurred\s*:\s*Yes`,
-    // nvidia-smi -q prints the counters on healthy GPUs too: "Double Bit ECC Errors : 0".
+    pattern: String.raw`uncorrectable ECC error|ECC error[^\n]{0,300}uncorrect|double[- ]bit (?:ECC|error)|(?<![A-Za-z])DBE(?![A-Za-z])|cudaErrorECCUncorrectable|Pending Page (?:Retirement|Blacklist)\s*:\s*Yes|row[-_ ]?remap\w*[^\n]{0,100}(?:fail|pending)|UNCORRECTABLE_ROW_REMAP|Remapping Failure Occurred\s*:\s*Yes|CUDA_ERROR_ECC_UNCORRECTABLE|^\s*(?:DRAM|SRAM) Uncorrectable\s*:\s*[1-9]|^\s*Uncorrectable Error\s*:\s*[1-9]`,
+    // nvidia-smi -q prints the counters on healthy GPUs too: "Double Bit ECC Errors : 0", "DRAM Uncorrectable : 0";
+    // a counter above zero (newer drivers' "DRAM Uncorrectable", the remapped rows' "Uncorrectable Error") is the fault.
     unless: String.raw`:\s*(?:0|N/A|No|None)\s*$`,
     error_type: 'ecc_error',
     severity: 'critical',
@@ -60,7 +61,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   {
     name: 'gpu_lost',
     // nvidia-smi prints ERR! in the columns of a GPU it can no longer read; NVML returns GPU_IS_LOST.
-    pattern: String.raw`\bGPU is lost\b|GPU_IS_LOST\b|ERR!\s{1,30}ERR!|Unable to determine the device handle for GPU|GPU requires reset|GPU reset required|uncorrectable NVLink error|RmInitAdapter failed`,
+    pattern: String.raw`\bGPU is lost\b|GPU_IS_LOST\b|ERR!\s{1,30}ERR!|Unable to determine the device handle for GPU|GPU requires reset|GPU reset required|uncorrectable NVLink error|RmInitAdapter failed|\bDCGM_FR_(?:XID_ERROR|FALLEN_OFF_BUS|GPU_LOST|NVLINK_DOWN|NVLINK_ERROR_CRITICAL|UNCONTAINED_ERROR)\b`,
     error_type: 'gpu_xid',
     severity: 'critical',
     subsystem: 'gpu',
@@ -101,9 +102,11 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'spot_interruption',
-    pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|\b(?:is|was|been|being|got) preempted\b|^\s*Reason:\s*Evicted\b|\s\d+/\d+\s+Evicted\s|\bpod\b[^\n]{0,100}\bevicted\b|The node was low on resource|spot[ _-]?(?:instance[ _-]?)?interrupted|"action"\s*:\s*"(?:terminate|stop|hibernate)"\s*,\s*"time"|imminent node shutdown|\bnode is shutting down\b|Host EC2 \(instance [\w-]{1,40}\) terminated|instances\.preempted\b|\bpreemption (?:notice|signal|warning)\b`,
+    pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|\b(?:is|was|been|being|got) preempted\b|^\s*Reason:\s*Evicted\b|\s\d+/\d+\s+Evicted\s|\bpod\b[^\n]{0,100}\bevicted\b|The node was low on resource|spot[ _-]?(?:instance[ _-]?)?interrupted|"action"\s*:\s*"(?:terminate|stop|hibernate)"\s*,\s*"time"|imminent node shutdown|\bnode is shutting down\b|Host EC2 \(instance [\w-]{1,40}\) terminated|instances\.preempted\b|\bpreemption (?:notice|signal|warning)\b|"EventType"\s*:\s*"(?:Preempt|Terminate)"|\bscheduled for termination\b|\b(?:instance|node) termination notice\b|\bReason:\s*Preempting\b|\s\d+[smhd]\s+default-scheduler\s+Preempt|auto-requeue signal|\bRequeu(?:e|ing) job \d+|\bSlurm[^\n]{0,40}\bsignal SIGUSR1\b|\bNode failure on\b`,
     // EC2's instance-action notice is a JSON object of an action and a time; kubelet's graceful node shutdown
-    // and AWS Batch's "Host EC2 (instance …) terminated" say the machine went away under the job.
+    // and AWS Batch's "Host EC2 (instance …) terminated" say the machine went away under the job. Azure's scheduled
+    // events say "EventType": "Preempt"; Kubernetes' scheduler records a Preempting event; a job that handles SLURM's
+    // pre-time-limit SIGUSR1 (Lightning's auto-requeue) is being stopped and requeued; srun reports a node failure.
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',
@@ -121,7 +124,11 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   {
     name: 'cuda_oom_other',
     // TensorFlow and XLA call an allocation failure ResourceExhausted, in their two spellings.
-    pattern: String.raw`(?:ResourceExhaustedError|RESOURCE_EXHAUSTED)\b[^\n]{0,200}(?:memory|\bOOM\b|allocat)|CUDA (?:driver |runtime )?error(?: \(2\))?\s*:?\s*out of memory|CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|\b(?:NPU|XPU|MPS backend|GPU) out of memory|OOM when allocating tensor|cuda\w*(?:Malloc|Alloc)\w*[^\n]{0,100}out of memory`,
+    pattern: String.raw`(?:ResourceExhaustedError|RESOURCE_EXHAUSTED)\b[^\n]{0,200}(?:memory|\bOOM\b|allocat)|CUDA (?:driver |runtime )?error(?: \(2\))?\s*:?\s*out of memory|CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|hipErrorOutOfMemory|HIP error:\s?out of memory|No available memory for the cache blocks|\b(?:NPU|XPU|MPS backend|GPU) out of memory|OOM when allocating tensor|cuda\w*(?:Malloc|Alloc)\w*[^\n]{0,100}out of memory|\bAllocator \(\w{1,40}\) ran out of memory trying to allocate|\b(?:Error|error|failure)\s?\[(?:CUDA|HIP)\]\s?:\s?out of memory|\b(?:not enough|insufficient) (?:free )?(?:GPU|device|CUDA|VRAM|video) memory\b|failed to allocate [\d.]+\s?[KMGT]?i?B? \(\d+ bytes\) from device`,
+    // TensorFlow's stream executor logs each failed device allocation ("failed to allocate 7.35G (… bytes) from
+    // device: CUDA_ERROR_OUT_OF_MEMORY", hipError_t(1002) on ROCm) whatever the driver's own code says.
+    // TensorFlow's BFC allocator warns "ran out of memory" and says when it is no failure (it retries smaller).
+    unless: String.raw`is not a failure`,
     error_type: 'oom',
     severity: 'critical',
     subsystem: 'cuda',
@@ -132,9 +139,10 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     // errno 28 and 122 in every spelling (Python's [Errno 28], C's "errno = 28", Rust's StorageFull), EDQUOT,
     // and what libraries say before the write fails (datasets' "Not enough disk space", tempfile finding no
     // writable temporary directory).
-    pattern: String.raw`No space left on device(?::\s*'(?<path>[^']+)')?|\bENOSPC\b|\bEDQUOT\b|Disk quota exceeded|\[Errno (?:28|122)\]|\berrno\s*[:=]?\s*(?:28|122)\b|\bStorageFull\b|FilesystemQuotaExceeded|Not enough (?:free )?disk space|No usable temporary directory found|condition: \[DiskPressure\]|\bDiskPressure\s+True\b|node\.kubernetes\.io/disk-pressure|low on resource: ephemeral-storage|ephemeral[- ]storage[^\n]{0,100}exceed`,
+    pattern: String.raw`No space left on device(?::\s*'(?<path>[^']+)')?|\bENOSPC\b|\bEDQUOT\b|Disk quota exceeded|\[Errno (?:28|122)\]|\berrno\s*[:=]?\s*(?:28|122)\b|\bStorageFull\b|FilesystemQuotaExceeded|Not enough (?:free )?disk space|No usable temporary directory found|condition: \[DiskPressure\]|\bDiskPressure\s+True\b|node\.kubernetes\.io/disk-pressure|low on resource: ephemeral-storage|ephemeral[- ]storage[^\n]{0,100}exceed|\b(?:disk|volume|file ?system|partition|drive)s? (?:is |was |got |became |are )?(?:full|out of (?:disk )?space)\b|\s0(?:\.0)?[KMGTP]?i?B?\s+100%\s+/`,
     // Kubernetes evicts pods from a node whose disk filled (the DiskPressure condition true, ephemeral storage):
-    // the disk is the cause. `kubectl describe node` lists "DiskPressure False" on every healthy node.
+    // the disk is the cause. `kubectl describe node` lists "DiskPressure False" on every healthy node. `df` prints a
+    // full filesystem as a row with nothing available at 100 % use; a program may just say the disk is full.
     error_type: 'disk_full',
     severity: 'critical',
     subsystem: 'disk',
@@ -155,7 +163,9 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   {
     name: 'checkpoint_write_failed',
     // "unexpected pos N vs M": the writer wrote fewer bytes than it meant to (torch.save on a full volume).
-    pattern: String.raw`PytorchStreamWriter failed writing (?:file (?<file>\S+)|[^\n:]{1,100}): file write failed|\bunexpected pos \d+ vs \d+`,
+    // Old torch's storage writer says which fd failed and why ("write(): fd 29 failed with …"): on network and FUSE
+    // volumes a full disk often comes back as EIO rather than ENOSPC; safetensors' serializer fails the same way.
+    pattern: String.raw`PytorchStreamWriter failed writing (?:file (?<file>\S+)|[^\n:]{1,100}): file write failed|\bunexpected pos \d+ vs \d+|\bwrite\(\): fd \d+ failed with\b|Error while serializing: IoError`,
     error_type: 'disk_full',
     severity: 'critical',
     subsystem: 'disk',
@@ -164,9 +174,11 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'host_oom_kill',
-    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory|\bOOMKilled\b|\boom[-_ ]kill(?:ed)? events?\b|out-of-memory handler|exceeded (?:its |the )?memory limit|task \d+: Out Of Memory|\bOUT_OF_MEMORY\b|by the OOM[- ]killer\b`,
+    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory|\bOOMKilled\b|\boom[-_ ]kill(?:ed)? events?\b|out-of-memory handler|exceeded (?:its |the )?memory limit|task \d+: Out Of Memory|\bOUT_OF_MEMORY\b|by the OOM[- ]killer\b|\b(?:was|got|been|being) OOM[- ]?killed\b|\bKilled process \d+ \([^)\n]{1,64}\)[^\n]{0,40}(?:total-vm|anon-rss)|\boom_reaper: reaped process|\bRay killed this worker\b|\bkilled this worker\b[^\n]{0,300}\bmemory\b|\bkilled due to (?:the node running low on memory|memory (?:pressure|overuse|usage))`,
     // Kubernetes says OOMKilled, SLURM's cgroup counts oom-kill events or says a job exceeded its memory limit,
-    // sacct reports OUT_OF_MEMORY: the same kernel OOM kill, seen by the scheduler.
+    // sacct reports OUT_OF_MEMORY: the same kernel OOM kill, seen by the scheduler. The kernel's own lines may lose their
+    // prefix in an excerpt ("Killed process N (python) total-vm…", the oom_reaper); Ray's memory monitor kills a
+    // worker itself and says memory was why.
     error_type: 'cpu_oom_killed',
     severity: 'critical',
     subsystem: 'host',
@@ -174,7 +186,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'host_alloc_failed',
-    pattern: String.raw`DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|${LINE_PREFIX}MemoryError\b|Cannot allocate memory`,
+    pattern: String.raw`DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|${LINE_PREFIX}(?:[\w.]{0,60}\._)?(?:Array)?MemoryError\b|Cannot allocate memory|Unable to allocate \d+(?:\.\d+)?\s?[KMGTP]i?B for an array`,
     error_type: 'cpu_oom_killed',
     severity: 'critical',
     subsystem: 'host',
@@ -190,9 +202,10 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'sigkill',
-    pattern: String.raw`^\s*Killed\s*$|: line \d+:\s+\d+ Killed\b|exit(?:ed with)? (?:code|status)[ :=]*(?<exit_code>137)\b|exitcode\s*:\s*(?<torch_exitcode>-9)\b|(?:return|exit) (?:code|status)\s*[=:]?\s*-9\b|Signal 9 \(SIGKILL\)|Signals\.SIGKILL|(?:killed|terminated) (?:by|with) (?:signal )?(?:SIGKILL|9)\b|^\w{0,10}sh: killed\s|^\[\d+\]\+?\s+(?:\d+\s+)?Killed\s`,
+    pattern: String.raw`^\s*(?:Killed|已杀死|已砍掉|強制終了|Getötet|Убито|Processus arrêté|Ucciso|Terminado \(killed\)|죽었음)\s*$|: line \d+:\s+\d+ Killed\b|exit(?:ed with)? (?:code|status)[ :=]*(?<exit_code>137|-9)\b|\bdied with signal (?:9|SIGKILL)\b|exitcode\s*:\s*(?<torch_exitcode>-9)\b|(?:return|exit) (?:code|status)\s*[=:]?\s*-9\b|Signal 9 \(SIGKILL\)|Signals\.SIGKILL|(?:killed|terminated) (?:by|with) (?:signal )?(?:SIGKILL|9)\b|^\w{0,10}sh: killed\s|^\[\d+\]\+?\s+(?:\d+\s+)?Killed\s`,
     // A Python subprocess "returned non-zero exit status -9", mp.spawn "terminated with signal SIGKILL", a shell
-    // "zsh: killed  python …" or a job-control "[1]+ Killed  python …".
+    // "zsh: killed  python …" or a job-control "[1]+ Killed  python …". Bash prints strsignal(SIGKILL) in the user's
+    // locale: "已杀死" (zh_CN), "強制終了" (ja), "Getötet" (de) … alone on a line, the same kill.
     error_type: 'cpu_oom_killed',
     severity: 'critical',
     subsystem: 'host',
@@ -229,10 +242,22 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     priority: 78,
   },
   {
+    name: 'grads_not_finite_repeated',
+    // Trainers that check the gradients say so on each skipped step ("found inf or nan in gradients", "NaN/Inf
+    // detected in grads, skipping update"). One is a routine fp16 overflow; three logged in a row is a run whose
+    // every step overflows.
+    pattern: String.raw`\b(?:nan|inf)(?:\s?(?:/|or|and)\s?(?:nan|inf))?s?\b(?: values?)?(?: (?:found|detected|encountered))? in (?:the )?(?:local )?grad(?:ient)?s?\b`,
+    min_lines: 3,
+    error_type: 'numerical_instability',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 77,
+  },
+  {
     name: 'loss_scale_minimum',
     // Dynamic loss scaling halves the scale on each overflow; at 1 (or below) fp16 has no room left: every step
     // overflows, whichever scaler (DeepSpeed, Apex, fairseq, Megatron) prints it.
-    pattern: String.raw`Current loss scale already at minimum|Minimum loss scale reached|loss scale [^\n]{0,300}below minimum|FloatingPointError|loss scale:? 1, reducing to 1\b|loss scale from 1 to 1\b|Skipped \d+ iterations in a row due to Overflow|(?:reduc|sett|lower|decreas)\w* (?:the )?loss scale(?: to)?\s*:?\s*(?:0(?:\.\d+)?|1(?:\.0+)?|\d(?:\.\d+)?e-\d+)\b(?!\.\d)`,
+    pattern: String.raw`Current loss scale already at minimum|Minimum loss scale reached|loss scale [^\n]{0,300}below minimum|FloatingPointError|loss scale:? 1(?:\.0+)?, reducing to 1(?:\.0+)?(?![\d.])|loss scale from 1 to 1\b|Skipped \d+ iterations in a row due to Overflow|(?:reduc|sett|lower|decreas)\w* (?:the )?loss scale(?: to)?\s*:?\s*(?:0(?:\.\d+)?|1(?:\.0+)?|\d(?:\.\d+)?e-\d+)\b(?!\.\d)`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
@@ -240,7 +265,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nan_detected',
-    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b`,
+    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|Found (?:Inf|NaN) or (?:NaN|Inf) global norm|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
@@ -249,8 +274,9 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   {
     name: 'slurm_job_state',
     // SLURM's own job states (sacct, scontrol show job, srun): upper case, case-sensitive, so that a sentence
-    // using the word is not one.
-    pattern: String.raw`\b(?:PREEMPTED|NODE_FAIL)\b|JobState=(?:CANCELLED|TIMEOUT|DEADLINE|PREEMPTED)\b|\bCANCELLED by \d+\b|task(?:s [\d,-]{1,40}| \d+): Terminated\b`,
+    // using the word is not one. An sacct row ends in its State and ExitCode columns ("CANCELLED+  0:15",
+    // "TIMEOUT  0:0"); slurmstepd says when a cancelled or timed-out job would not die.
+    pattern: String.raw`\b(?:PREEMPTED|NODE_FAIL)\b|JobState=(?:CANCELLED|TIMEOUT|DEADLINE|PREEMPTED)\b|\bCANCELLED by \d+\b|task(?:s [\d,-]{1,40}| \d+): Terminated\b|\s(?:CANCELLED\+?|TIMEOUT|DEADLINE)\s{1,40}\d{1,3}:\d{1,3}\s*$|DUE TO JOB NOT ENDING WITH SIGNALS`,
     flags: '',
     error_type: 'cancelled_preempted',
     severity: 'error',
@@ -259,7 +285,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'sigterm',
-    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: (?:1|2|15)\b|received (?:signal )?SIGTERM|Received (?:Signals\.)?(?:\d+|SIG[A-Z]+) death signal|\bSignalException\b|(?:terminated|killed) (?:by|with) (?:signal )?SIG(?:TERM|HUP|INT)\b|died with <Signals\.SIG(?:TERM|HUP|INT)\b|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|closing signal (?:Signals\.)?SIG(?:HUP|INT|QUIT)\b|Caught signal SIG(?:TERM|HUP)\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted`,
+    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: (?:1|2|15)\b|received (?:signal )?SIGTERM|Received (?:Signals\.)?(?:\d+|SIG[A-Z]+) death signal|\bSignalException\b|(?:terminated|killed) (?:by|with) (?:signal )?SIG(?:TERM|HUP|INT)\b|died with <Signals\.SIG(?:TERM|HUP|INT)\b|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|closing signal (?:Signals\.)?SIG(?:HUP|INT|QUIT)\b|Caught signal SIG(?:TERM|HUP)\b|\b(?:caught|got|handling|detected|trapped|intercepted) (?:signal )?SIG(?:TERM|HUP|INT)\b|\bSignal handler called with signal (?:1|2|15)\b|\bcancell?ed by (?:the )?(?:user|admin\w*|operator|scheduler)\b|\bjob killed: walltime \d+ exceeded\b|\bTERM_(?:RUNLIMIT|PREEMPT|OWNER|ADMIN|FORCE_OWNER|FORCE_ADMIN)\b|exceeded (?:hard|soft) wallclock time|\bMax(?:Runtime|WaitTime)Exceeded\b|\bKilling\s{1,40}[^\n]{0,120}Stopping container\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted`,
     // torchrun stopping its own workers after one failed: a consequence, not an outside stop.
     unless: String.raw`closing signal (?:Signals\.)?SIGTERM`,
     error_type: 'cancelled_preempted',
@@ -301,6 +327,16 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     pattern: String.raw`^\s*full_key: \S|HYDRA_FULL_ERROR=1 for a complete stack trace`,
     requires: String.raw`object_type=|HYDRA_FULL_ERROR`,
     flags: 'im',
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 11,
+  },
+  {
+    name: 'training_refused',
+    // A trainer that validates its inputs first (datasets, labels, config) refuses to start in its own words, with
+    // no Python traceback: the same configuration fails the same way on a restart.
+    pattern: String.raw`\b(?:can ?not|can't|unable to|failed to|could not|refus(?:es|ed|ing) to) (?:start|begin|launch) (?:the )?training\b`,
     error_type: 'exception',
     severity: 'error',
     subsystem: 'python',

@@ -22,7 +22,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'process_group_timeout',
-    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo[^\n]{0,300}[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout|connect\(\) timed out|gloo[^\n]{0,300}(?:Connect timeout|[Tt]imed out)|store[ _-]based barrier[^\n]{0,300}[Tt]imed out|TCPStore[^\n]{0,300}[Tt]imed out|wait timeout after \d+\s*ms|failed to pass monitoredBarrier|rendezvous[^\n]{0,100}timed out|Timed out waiting for (?:all )?(?:workers|tasks|hosts|ranks|clients)\b|\bbarrier\b[^\n]{0,100}\btimed out\b|(?:coordination service|CoordinationService)[^\n]{0,200}(?:DEADLINE_EXCEEDED|Deadline Exceeded)`,
+    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo[^\n]{0,300}[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout|connect\(\) timed out|gloo[^\n]{0,300}(?:Connect timeout|[Tt]imed out)|store[ _-]based barrier[^\n]{0,300}[Tt]imed out|TCPStore[^\n]{0,300}[Tt]imed out|\[c10d\][^\n]{0,300}\b(?:timed out|timeout) after \d|wait timeout after \d+\s*ms|failed to pass monitoredBarrier|rendezvous[^\n]{0,100}timed out|Timed out waiting for (?:all )?(?:workers|tasks|hosts|ranks|clients)\b|\bbarrier\b[^\n]{0,100}\btimed out\b|(?:coordination service|CoordinationService)[^\n]{0,200}(?:DEADLINE_EXCEEDED|Deadline Exceeded)`,
     // JAX/XLA's coordination service (its distributed initialise) says DEADLINE_EXCEEDED when a task never registers.
     // Any barrier of a launcher or coordination service that timed out (JAX's "Barrier timed out", a store's):
     // some peer never arrived at set-up.
@@ -43,7 +43,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nccl_error',
-    pattern: String.raw`NCCL error(?: in: [^,\s]+)?(?:,\s*(?<nccl_error>[^,]{3,80}?)(?:\s*\(run with|, NCCL version|$))?|\bnccl(?<nccl_code>SystemError|InternalError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)\b|\bnccl\w+ failed: (?:unhandled|internal|invalid|remote)|NCCL WARN Cuda failure|NCCL WARN Call to \w+ failed|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)`,
+    pattern: String.raw`NCCL error(?: in: [^,\s]+)?(?:,\s*(?<nccl_error>[^,]{3,80}?)(?:\s*\(run with|, NCCL version|$))?|\bnccl(?<nccl_code>SystemError|InternalError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)\b|\bnccl[A-Z]\w{0,40}(?:\([^)\n]{0,200}\))? failed: (?:unhandled|internal|invalid|remote|system)|NCCL WARN Cuda failure|NCCL WARN Call to \w+ failed|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)|NCCL WARN (?:Duplicate GPU detected|Error\s?:|\[Service thread\] Error|[^\n]{0,200}\bres=[1-6]\b)`,
     // A CUDA fault that NCCL merely reports (its kernels hit an illegal address) is the CUDA error's own.
     unless: String.raw`illegal memory access|device-side assert`,
     fields: ['nccl_error', 'nccl_code'],
@@ -92,7 +92,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'connection_lost',
-    pattern: String.raw`Connection reset by peer|Connection refused|Connection closed by (?:remote )?peer|\bBroken pipe\b|\bECONNRESET\b|\bECONNREFUSED\b|Software caused connection abort|No route to host|Network is unreachable|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)\s*=?\s*(?:12|13)\b|transport retry counter exceeded|remote process exited or there was a network error`,
+    pattern: String.raw`Connection reset by peer|Connection refused|Connection closed by (?:remote )?peer|\bBroken pipe\b|\bECONNRESET\b|\bECONNREFUSED\b|Software caused connection abort|No route to host|Network is unreachable|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)\s*=?\s*(?:IBV_WC_\w{1,30}\()?(?:12|13)\b|\bIBV_WC_(?:RNR_)?RETRY_EXC_ERR\b|NET/IB\s*:\s*Got async event\s*:\s*(?:local catastrophic error|port error|[\w ]{0,40}(?:catastrophic|fatal) error|CQ error)|IBV_EVENT_(?:DEVICE_FATAL|PORT_ERR|QP_FATAL|CQ_ERR)\b|transport retry counter exceeded|remote process exited or there was a network error|Connection timed out|\bETIMEDOUT\b|NET/Socket\s*:\s*socket progress error|\bsocketProgress\w{0,10}: [^\n]{0,100}(?:failed|closed)|\bfi_cq_readerr\b|(?:Unreachable remote|Remote unreachable)\b|NET/OFI[^\n]{0,100}\bRequest\b[^\n]{0,200}\berror\b`,
     // A client that retries says so on the same line ("… Connection refused). Retrying.", c10d's "[W socket.cpp]"
     // warnings, huggingface_hub's "thrown while requesting"): a retry that may well succeed, not a failure. A
     // failure still ends in an error line of its own.
@@ -101,7 +101,10 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
     severity: 'error',
     subsystem: 'network',
     // IB completion status 12/13 is "retry counter exceeded": the peer stopped answering (other statuses, such
-    // as 4, a local protection error, are NCCL's or the HCA's own and stay nccl).
+    // as 4, a local protection error, are NCCL's or the HCA's own and stay nccl). NCCL's socket transport and the
+    // EFA provider (libfabric's completion-queue errors, "Unreachable remote", a failed OFI request) lose a peer
+    // the same way; ETIMEDOUT is a connection nobody answered. An IB async event (a port down, the HCA's "local
+    // catastrophic error") is the fabric failing under NCCL.
     // Above the generic NCCL error: "NCCL error … Last error: Connection reset by peer" is a network fault,
     // and the network action (check EFA, security groups, NCCL_SOCKET_IFNAME) is the useful one.
     priority: 46,
@@ -118,7 +121,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'efa_plugin_unusable',
     // The OFI plugin found no EFA provider (or none at all) and gave up: NCCL falls back to sockets.
-    pattern: String.raw`NET/OFI[^\n]{0,300}(?:Only EFA provider is supported|initialization failed|Couldn't find any optimal provider|fi_getinfo\(\) call failed|OFI NCCL failure)|fi_getinfo: -61\b`,
+    pattern: String.raw`NET/OFI[^\n]{0,300}(?:Only EFA provider is supported|initialization failed|Couldn't find any optimal provider|fi_getinfo\(\) call failed|OFI NCCL failure|No eligible providers?)|fi_getinfo: -61\b|(?:Can't|Cannot|Could not|Unable to) find (?:a |any )?provider[^\n]{0,40}\befa\b|\bno providers? (?:found|available)[^\n]{0,40}\befa\b`,
     error_type: 'efa_fallback',
     severity: 'warning',
     subsystem: 'network',

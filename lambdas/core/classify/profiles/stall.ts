@@ -4,7 +4,9 @@ import type { SignalInput } from '../schema.js';
 export const STALL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'watchdog_stuck',
-    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|failed to send a keep-alive heartbeat|heartbeat monitor[^\n]{0,300}no heartbeat|\bno heartbeats? (?:received )?(?:for|in|since)\b`,
+    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|failed to send a keep-alive heartbeat|heartbeat monitor[^\n]{0,300}no heartbeat|\bno heartbeats? (?:received )?(?:for|in|since)\b|\bheartbeats? (?:timed out|timeout (?:exceeded|expired|reached)|lost|missed|expired)\b|\b(?:missed|lost) (?:\d+ )?(?:consecutive )?heartbeats?\b`,
+    // Ray marks a dead node by its missed heartbeats: a node gone (preempted, crashed), not a process stuck.
+    unless: String.raw`marked dead|raylet|node (?:died|failure|is dead)`,
     error_type: 'hang',
     severity: 'critical',
     subsystem: 'nccl',
@@ -12,8 +14,12 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'hang_reported',
-    pattern: String.raw`appears to be (?:hung|hanging|stuck)|(?:process|job|training|rank \d+|worker \d+) (?:is|seems|appears)(?: to be)? (?:hung|hanging|stuck)\b|\bhang detected\b|no progress (?:for|in) (?:the (?:last|past) )?(?<duration>\d+\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hours?))\b|\bstuck (?:at|on|in|after) (?:step|iteration|iter|epoch|batch)\b`,
-    // A progress watchdog says for how long nothing advanced, in any unit; a person or a monitor says at which step.
+    pattern: String.raw`appears to be (?:hung|hanging|stuck)|(?:process|job|training|rank \d+|worker \d+) (?:is|seems|appears)(?: to be)? (?:hung|hanging|stuck)\b|\bhang detected\b|\b(?:no|not made any|not made|without(?: making)?(?: any)?) (?:new )?(?:progress|output|log(?: line)?s?|updates?)(?: (?:was|has been) (?:made|seen|written|printed))? (?:for|in|since) (?:the (?:last|past) )?(?:(?:over|more than|at least) )?(?<duration>\d+(?:\.\d+)?\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?))\b|\b(?:stuck|hung|hangs|hanging|freezes|frozen|froze|stalls|stalled) (?:at|on|in|after|during) (?:the )?(?:(?:first|last|same) )?(?:step|iteration|iter|epoch|batch)\b|Liveness probe failed`,
+    // A progress watchdog says for how long nothing advanced (no progress, no output, no log line), in any unit;
+    // a person or a monitor says at which step. Kubernetes restarts a container whose liveness probe stops
+    // answering: a process alive but no longer serving, which is what a hang looks like from outside.
+    // A watchdog's settings ("abort if no progress for 1800 s") and notes that silence is normal are no hang.
+    unless: String.raw`\b(?:if|when|whenever|unless)\b[^\n]{0,60}\b(?:no|not made|without)\b[^\n]{0,20}(?:progress|output|log)|\b(?:is|are) (?:normal|expected)\b`,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',
@@ -63,8 +69,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // nobody releases, the mark of a lock-ordering or fork-after-threads deadlock, where a thread waiting on a
     // condition or a socket is merely waiting for a peer.
     pattern: String.raw`^#\d\s+(?:0x[0-9a-f]+ in )?(?:__GI___lll_lock_wait\w*|__lll_lock_wait\w*|__GI___pthread_mutex_lock|___?pthread_mutex_lock\w*|lll_mutex_lock\w*)\b`,
-    requires: String.raw`\(gdb\)|^Thread \d+ \(Thread 0x[0-9a-f]+`,
-    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped`,
+    requires: String.raw`\(gdb\)|^Thread \d+ \(Thread 0x[0-9a-f]+|^#\d+\s+0x[0-9a-f]+ in `,
+    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped|\bSIGSEGV\b|\bSIGABRT\b|Segmentation fault|received signal`,
     flags: 'im',
     error_type: 'deadlock',
     severity: 'error',
@@ -94,6 +100,20 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     priority: 29,
   },
   {
+    name: 'native_stack_waiting',
+    // A native backtrace (gdb, pstack, eu-stack) with a frame in a wait primitive of any library (a condition
+    // variable, a futex, a semaphore, absl's Mutex await, a CUDA event or stream synchronize): a thread parked
+    // until something else happens. Crash backtraces say which signal ended them and are excluded.
+    pattern: String.raw`^#\d+\s+(?:0x[0-9a-f]+ in )?(?:[\w:<>]{0,200}::)?(?:pthread_cond_(?:timed|clock)?wait\w*|__futex_abstimed_wait\w*|futex_wait\w*|do_futex_wait\w*|sem_(?:timed|clock)?wait\w*|AbslInternalPerThreadSemWait\w*|Mutex::(?:Await\w*|Block)|CondVar::Wait\w*|condition_variable::wait\w*|cu(?:da)?(?:Stream|Event|Device|Ctx)Synchronize)\b`,
+    requires: String.raw`^#\d+\s+0x[0-9a-f]+ in `,
+    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped|\bSIGSEGV\b|\bSIGABRT\b|Segmentation fault|received signal`,
+    flags: 'im',
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 27,
+  },
+  {
     name: 'gdb_attached',
     // gdb attached to a live process ("(gdb) info threads", "(gdb) bt"): what people do to a stuck job. A
     // crash opened in gdb says which signal killed it, and that is a crash, not a stall.
@@ -117,6 +137,34 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     severity: 'error',
     subsystem: 'training',
     priority: 32,
+  },
+  {
+    name: 'interrupted_while_blocked',
+    // A traceback ending in KeyboardInterrupt whose frames wait on something (a queue, a lock, an event, a socket,
+    // select/poll, a CUDA synchronize, a collective or barrier, a thread join): the user stopped a process that
+    // sat waiting, i.e. a stuck one. A launcher waiting on its children (subprocess.py) is no such wait: Ctrl-C
+    // on a launcher always lands there, whatever its workers did.
+    pattern: String.raw`File "[^"\n]{1,300}", line \d+,? in (?:wait|wait_for|_wait_for_tstate_lock|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|readinto|join|synchronize|_cuda_synchronize|barrier|monitored_barrier|_store_based_barrier|all_reduce|all_gather\w{0,20}|_all_gather_base|reduce_scatter\w{0,20}|_reduce_scatter_base|broadcast\w{0,20}|all_to_all\w{0,20}|wait_for_everyone|_wait_for_workers|accept)\s*$`,
+    unless: String.raw`subprocess\.py"`,
+    requires: String.raw`^[^\n]{0,80}KeyboardInterrupt\s*$`,
+    flags: 'im',
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 30,
+  },
+  {
+    name: 'faulthandler_dump',
+    // faulthandler dumps every thread on request (dump_traceback, a registered SIGUSR1, a watchdog of the job's
+    // own): "Thread 0x… (most recent call first):". On a fatal signal it prints the same after "Fatal Python
+    // error", which is a crash, not a stall.
+    pattern: String.raw`^\s*(?:Current thread|Thread) 0x[0-9a-f]{4,16} \(most recent call first\):`,
+    excludes: String.raw`Fatal Python error|Segmentation fault|\bSIGSEGV\b|\bSIGABRT\b|core dumped|Bus error|Floating point exception`,
+    flags: 'im',
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 29,
   },
   {
     name: 'interrupted_in_collective',
