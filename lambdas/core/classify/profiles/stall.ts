@@ -14,7 +14,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'hang_reported',
-    pattern: String.raw`appears to be (?:hung|hanging|stuck)|(?:process|job|training|rank \d+|worker \d+) (?:is|seems|appears)(?: to be)? (?:hung|hanging|stuck)\b|\bhang detected\b|\b(?:no|not made any|not made|without(?: making)?(?: any)?) (?:new )?(?:progress|output|log(?: line)?s?|updates?)(?: (?:was|has been) (?:made|seen|written|printed))? (?:for|in|since) (?:the (?:last|past) )?(?:(?:over|more than|at least) )?(?<duration>\d+(?:\.\d+)?\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?))\b|\b(?:stuck|hung|hangs|hanging|freezes|frozen|froze|stalls|stalled) (?:at|on|in|after|during) (?:the )?(?:(?:first|last|same) )?(?:step|iteration|iter|epoch|batch)\b|Liveness probe failed`,
+    pattern: String.raw`appears to be (?:hung|hanging|stuck)|(?:process|job|training|rank \d+|worker \d+) (?:is|seems|appears)(?: to be)? (?:hung|hanging|stuck)\b|\bhang detected\b|\b(?:no|not made any|not made|without(?: making)?(?: any)?) (?:new )?(?:progress|output|log(?: line)?s?|updates?)(?: (?:was|has been) (?:made|seen|written|printed))? (?:for|in|since) (?:the (?:last|past) )?(?:(?:over|more than|at least) )?(?<duration>\d+(?:\.\d+)?\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?))\b|\b(?:stuck|hung|hangs|hanging|freezes|frozen|froze|stalls|stalled) (?:at|on|in|after|during) (?:the )?(?:(?:first|last|same) )?(?:step|iteration|iter|epoch|batch)\b|Liveness probe failed|\b(?:stuck|hung|hangs|hanging|frozen|froze|freezes|stalled|stalls|deadlocked)\b(?: (?:there|here|again|forever|completely))? for (?:over |more than |about |around |nearly |almost |at least )?(?:\d+(?:\.\d+)?|an?|several|many|multiple) ?(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?)\b|\b(?:stuck|hung|hangs|hanging|frozen|freezes|stalled|stalls|blocks forever|waits forever|waiting forever) (?:in|on|at|inside|during|within) (?:the |a |an |its )?(?:first |second |last |final )?(?:(?:dist|torch\.distributed|c10d)\.)?(?:all_?reduce|all_?gather\w{0,20}|reduce_?scatter\w{0,20}|broadcast|barrier|all_?to_?all|collectives?|nccl\w{0,30}|init_process_group|backward|forward|optimizer\.step|data ?loader|validation|evaluation|eval|checkpoint(?:ing)?|(?:torch\.)?cuda\.synchronize|synchronize|join)\b`,
     // A progress watchdog says for how long nothing advanced (no progress, no output, no log line), in any unit;
     // a person or a monitor says at which step. Kubernetes restarts a container whose liveness probe stops
     // answering: a process alive but no longer serving, which is what a hang looks like from outside.
@@ -169,7 +169,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'interrupted_in_collective',
     // The same with the frames in a collective or barrier: a rank waited for peers that never came.
-    pattern: String.raw`distributed_c10d\.py", line \d+,? in \w+|deepspeed/comm/\w+\.py", line \d+,? in \w+`,
+    // torch 2.x wraps every collective in c10d_logger's wrapper: the same wait, one frame further out.
+    pattern: String.raw`(?:distributed_c10d|c10d_logger)\.py", line \d+,? in \w+|deepspeed/comm/\w+\.py", line \d+,? in \w+`,
     requires: String.raw`^\s*KeyboardInterrupt\b`,
     flags: 'im',
     error_type: 'hang',
