@@ -159,7 +159,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // collective): a stack printed from a process that was not failing (a dump, or a Ctrl-C whose last line was not
     // kept), i.e. one that sat waiting. A crash's traceback always ends in the exception it raised.
     pattern: String.raw`^\s*File "[^"\n]{1,300}", line \d+,? in (?:wait|wait_for|_wait_for_tstate_lock|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|readinto|join|synchronize|barrier|monitored_barrier|_store_based_barrier|all_reduce|all_gather\w{0,20}|reduce_scatter\w{0,20}|broadcast\w{0,20}|all_to_all\w{0,20}|wait_for_everyone|_try_get_data|_get_data|accept)\s*$`,
-    requires: String.raw`^\s*File "[^"\n]{1,300}", line \d+,? in \w+`,
+    // Two frames at least (a frame, its source lines, the next frame): one quoted frame is no stack.
+    requires: String.raw`^\s*File "[^"\n]{1,300}", line \d+,? in \w+\s*\n(?:[^\n]*\n){0,3}\s*File "`,
     // Case-sensitive: an exception class is CamelCase. A launcher waiting on its children is no such wait.
     excludes: String.raw`\b[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b|\b[a-z]\w*\.\w*(?:Error|Exception)\b|Fatal Python error|Segmentation fault|core dumped|subprocess\.py"`,
     flags: 'm',
