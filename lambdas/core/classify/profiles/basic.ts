@@ -144,7 +144,9 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     // errno 28 and 122 in every spelling (Python's [Errno 28], C's "errno = 28", Rust's StorageFull), EDQUOT,
     // and what libraries say before the write fails (datasets' "Not enough disk space", tempfile finding no
     // writable temporary directory).
-    pattern: String.raw`No space left on device(?::\s*'(?<path>[^']+)')?|\bENOSPC\b|\bEDQUOT\b|Disk quota exceeded|\[Errno (?:28|122)\]|\berrno\s*[:=]?\s*(?:28|122)\b|\bStorageFull\b|FilesystemQuotaExceeded|Not enough (?:free )?disk space|(?:\bnot|n't)(?: have)? enough free (?:disk )?space\b|\binsufficient (?:free )?disk space\b|No usable temporary directory found|condition: \[DiskPressure\]|\bDiskPressure\s+True\b|node\.kubernetes\.io/disk-pressure|low on resource: ephemeral-storage|ephemeral[- ]storage[^\n]{0,100}exceed|\b(?:disk|volume|file ?system|partition|drive)s? (?:is |was |got |became |are )?(?:full|out of (?:disk )?space)\b|\s0(?:\.0)?[KMGTP]?i?B?\s+100%\s+/|\bexceeded (?:your |the |its )?(?:disk|storage|inode|file ?system|block) quota\b|\b(?:disk|storage|inode|file ?system|block) quota (?:exceeded|reached|is full)\b|\bout of (?:free )?inodes\b|\bno (?:free|more) inodes\b`,
+    pattern: String.raw`No space left on device(?::\s*'(?<path>[^']+)')?|\bENOSPC\b|\bEDQUOT\b|Disk quota exceeded|\[Errno (?:28|122)\]|\berrno\s*[:=]?\s*(?:28|122)\b|\bStorageFull\b|FilesystemQuotaExceeded|Not enough (?:free )?disk space|(?:\bnot|n't)(?: have)? enough free (?:disk )?space\b|\binsufficient (?:free )?disk space\b|No usable temporary directory found|condition: \[DiskPressure\]|\bDiskPressure\s+True\b|node\.kubernetes\.io/disk-pressure|low on resource: ephemeral-storage|ephemeral[- ]storage[^\n]{0,100}exceed|\b(?:disk|volume|file ?system|partition|drive)s? (?:is |was |got |became |are )?(?:full|out of (?:disk )?space)\b|\s0(?:\.0)?[KMGTP]?i?B?\s+100%\s+/|\bResource exhausted:\s?(?:/|[A-Za-z]:\\)|\bexceeded (?:your |the |its )?(?:disk|storage|inode|file ?system|block) quota\b|\b(?:disk|storage|inode|file ?system|block) quota (?:exceeded|reached|is full)\b|\bout of (?:free )?inodes\b|\bno (?:free|more) inodes\b`,
+    // TensorFlow maps ENOSPC to RESOURCE_EXHAUSTED and names the file ("Resource exhausted: /ckpt/model.tmp"); its
+    // memory exhaustion names an allocation instead.
     // A quota is a disk limit only when it says disk, storage, blocks or inodes: an API's "quota exceeded" is a rate limit.
     // Kubernetes evicts pods from a node whose disk filled (the DiskPressure condition true, ephemeral storage):
     // the disk is the cause. `kubectl describe node` lists "DiskPressure False" on every healthy node. `df` prints a
@@ -300,7 +302,21 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: (?:1|2|15)\b|received (?:signal )?SIGTERM|Received (?:Signals\.)?(?:\d+|SIG[A-Z]+) death signal|\bSignalException\b|(?:terminated|killed) (?:by|with) (?:signal )?SIG(?:TERM|HUP|INT)\b|died with <Signals\.SIG(?:TERM|HUP|INT)\b|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|closing signal (?:Signals\.)?SIG(?:HUP|INT|QUIT)\b|Caught signal SIG(?:TERM|HUP)\b|\b(?:caught|got|handling|detected|trapped|intercepted) (?:signal )?SIG(?:TERM|HUP|INT)\b|\bSignal handler called with signal (?:1|2|15)\b|\bcancell?ed by (?:the )?(?:user|admin\w*|operator|scheduler)\b|\bjob killed: walltime \d+ exceeded\b|\bTERM_(?:RUNLIMIT|PREEMPT|OWNER|ADMIN|FORCE_OWNER|FORCE_ADMIN)\b|exceeded (?:hard|soft) wallclock time|\bMax(?:Runtime|WaitTime)Exceeded\b|\bKilling\s{1,40}[^\n]{0,120}Stopping container\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|\b(?:received|caught) signal:? (?:1|2|15)\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted|\bexceeded (?:its |the |the job's |job )?(?:wall ?(?:clock )?time|time ?limit|run ?time limit)\b|\b(?:wall ?(?:clock )?time|job time) limit (?:exceeded|reached|expired)\b`,
     // A job that ran out of wall time in any scheduler's words was stopped from outside, like a SLURM TIME LIMIT.
     // torchrun stopping its own workers after one failed: a consequence, not an outside stop.
-    unless: String.raw`closing signal (?:Signals\.)?SIGTERM|\b(?:if|when|before|unless)\b[^\n]{0,30}\b(?:wall ?(?:clock )?time|time ?limit)`,
+    // SIGINT lines belong to the sigint signal below.
+    unless: String.raw`\bSIGINT\b|\bsignal:? 2\b|\b2 death signal\b|closing signal (?:Signals\.)?SIGTERM|\b(?:if|when|before|unless)\b[^\n]{0,30}\b(?:wall ?(?:clock )?time|time ?limit)`,
+    error_type: 'cancelled_preempted',
+    severity: 'error',
+    subsystem: 'scheduler',
+    priority: 55,
+  },
+  {
+    name: 'sigint',
+    // SIGINT is Ctrl-C: a person (or a launcher forwarding it) stopped the job, which a restart undoes, unless the
+    // stacks printed on the way out sit in a wait (a queue, a lock, a socket, a collective) away from any launcher's
+    // child-waiting code: then the person stopped a job that was stuck, and the stall signals say so.
+    pattern: String.raw`Received (?:Signals\.)?(?:2|SIGINT) death signal|closing signal (?:Signals\.)?SIGINT\b|\bgot signal: 2\b|Signal 2 \(SIGINT\) received|\b(?:received|caught|got|handling|detected|trapped|intercepted) (?:signal:? )?(?:SIGINT|2)\b|\bSIGINT received\b|(?:terminated|killed) (?:by|with) (?:signal )?SIGINT\b|died with <Signals\.SIGINT\b|\bSignal handler called with signal 2\b`,
+    excludes: String.raw`^\s*File "(?![^"\n]{0,300}(?:subprocess|/elastic/|/launch|/launcher/|/run\.py"))[^"\n]{1,300}", line \d+,? in (?:wait|wait_for|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|join|synchronize|barrier|monitored_barrier|all_reduce|all_gather\w{0,20}|reduce_scatter\w{0,20}|broadcast\w{0,20}|wait_for_everyone|_try_get_data|_get_data|accept)\s*$`,
+    flags: 'im',
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',

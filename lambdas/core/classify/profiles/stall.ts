@@ -78,6 +78,17 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     priority: 31,
   },
   {
+    name: 'waiting_for_gil',
+    // gdb's py-bt and py-spy print "Waiting for the GIL" for a thread blocked taking it: in a dump of a stuck process,
+    // the GIL held by a thread that itself waits on a lock (a lock-order inversion), i.e. a deadlock.
+    pattern: String.raw`^\s*(?:Thread \S+ \S+ )?Waiting for the GIL\s*$`,
+    flags: 'im',
+    error_type: 'deadlock',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 31,
+  },
+  {
     name: 'dataloader_timeout',
     // The DataLoader's own timeout: no worker produced a batch in time (a worker stuck or dead).
     pattern: String.raw`DataLoader timed out after \d+ seconds`,
