@@ -309,6 +309,53 @@ const FAILURES: readonly (readonly [string, string, string])[] = [
     'InvalidArgumentError: Nan in summary histogram for: dense/kernel_0',
   ],
   ['numerical_instability', 'nan_detected', 'Epoch 00005: val_loss did not improve from inf'],
+  // Ctrl-C: a stop from outside, unless the stacks printed on the way out sit in a wait (then a stuck job was stopped).
+  [
+    'cancelled_preempted',
+    'sigint',
+    'WARNING:torch.distributed.elastic.agent.server.api:Received 2 death signal, shutting down workers',
+  ],
+  [
+    'cancelled_preempted',
+    'sigint',
+    'W0101 torch/distributed/elastic/multiprocessing/api.py] Sending process 12 closing signal SIGINT',
+  ],
+  ['cancelled_preempted', 'sigint', '[rank: 0] Received SIGINT, saving a checkpoint and exiting'],
+  [
+    'cancelled_preempted',
+    'sigint',
+    'Received 2 death signal, shutting down workers\nTraceback (most recent call last):\n  File "/x/torch/distributed/elastic/agent/server/api.py", line 850, in _invoke_run\n    time.sleep(monitor_interval)\n  File "/x/torch/distributed/elastic/multiprocessing/api.py", line 62, in _terminate_process_handler\n    raise SignalException(f"Process {os.getpid()} got signal: {sigval}", sigval=sigval)',
+  ],
+  [
+    'hang',
+    'blocked_stack_without_exception',
+    'Received 2 death signal, shutting down workers\nTraceback (most recent call last):\n  File "train.py", line 241, in train\n    batch = next(self.dl)\n  File "/x/torch/utils/data/dataloader.py", line 1132, in _try_get_data\n    data = self._data_queue.get(timeout=timeout)',
+  ],
+  // Collective libraries aborting a communicator on a timeout; transports and MPI runtimes losing a peer.
+  [
+    'nccl_timeout',
+    'nccl_timeout',
+    'Exception: comm aborted due to timeout, rank: 0, desc: waitRequest for peer 3',
+  ],
+  ['nccl_timeout', 'nccl_timeout', 'RCCL: communicator was aborted after a timeout on rank 2'],
+  ['communication', 'connection_lost', 'ORTE has lost communication with its daemon located on node:'],
+  ['communication', 'connection_lost', 'PRTE has lost communication with a remote daemon.'],
+  [
+    'communication',
+    'connection_lost',
+    'error: commlib error: got read error (closing "node-7/shepherd_ijs/1")',
+  ],
+  // TensorFlow reports ENOSPC as RESOURCE_EXHAUSTED naming the file; a GIL waiter in a dump is a lock inversion.
+  [
+    'disk_full',
+    'disk_full',
+    'InternalError: Error writing (tmp) checkpoint file: /ckpt/model.ckpt-6.tempstate97: Resource exhausted: /ckpt/model.ckpt-6.tempstate97',
+  ],
+  [
+    'deadlock',
+    'waiting_for_gil',
+    'Thread 1 Python stack\n  Waiting for the GIL\n  File "/x/rpc/api.py", line 719, in _invoke_rpc',
+  ],
 ];
 
 // Not stalls: Ctrl-C in the middle of compute is no wait, a launcher waiting on its children is no stall, and a
@@ -364,6 +411,11 @@ const HEALTHY: readonly string[] = [
   'UCX  WARN  unexpected tag-receive descriptor',
   'kill -9 is never sent by this launcher; SIGKILL handling: none',
   'waiting for 5 seconds before the next poll',
+  'Registered handlers for SIGINT and SIGTERM',
+  'ResourceExhausted retries: 0 (quota resets hourly)',
+  'communicator abort on timeout: enabled (TORCH_NCCL_ASYNC_ERROR_HANDLING=1)',
+  'reconnected to peer 10.0.0.2 after a lost connection; retrying',
+  'py-spy: sampling thread 1; GIL held 35% of the time',
 ];
 
 describe('signals read the structure of a failure in more formats (second round)', () => {
