@@ -10,7 +10,7 @@ import { loadLogFixtures } from '../support/logFixtures.js';
 // earlier floors were set on (97.5/97.8, 86.2/90.0) the signals now score 97.9/98.2 and 87.5/90.0. Development
 // floor raised when the development set grew to 398 excerpts (the second blind round: 388/398 family and decision);
 // validation floor raised after round 4 (141 excerpts; the second blind round: 125/141 family, 127/141 decision).
-const DEV_FLOOR = { family: 0.974, decision: 0.974 };
+const DEV_FLOOR = { family: 0.977, decision: 0.979 };
 const VALIDATION_FLOOR = { family: 0.886, decision: 0.9 };
 
 const fixtures = splitFixtures(loadLogFixtures());

@@ -241,11 +241,127 @@ const FAILURES: readonly (readonly [string, string, string])[] = [
     'InvalidArgumentError: Found Inf or NaN global norm. : Tensor had NaN values',
   ],
   ['exception', 'training_refused', 'train: No labels found in /data/train.cache, can not start training.'],
+  // Third blind round: more spellings of the same structures.
+  ['cpu_oom_killed', 'sigkill', 'srun: error: node01: task 0: Killed'],
+  ['cpu_oom_killed', 'sigkill', 'supervisor: process 1234 exited with signal 9'],
+  ['cpu_oom_killed', 'sigkill', 'Process finished with exit code 137 (interrupted by signal 9: SIGKILL)'],
+  ['cpu_oom_killed', 'host_oom_kill', 'slurmstepd: error: Exceeded step memory limit at some point.'],
+  [
+    'cpu_oom_killed',
+    'host_alloc_failed',
+    "terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc",
+  ],
+  ['cpu_oom_killed', 'host_alloc_failed', 'OSError: [Errno 12] Not enough memory'],
+  ['cancelled_preempted', 'spot_interruption', 'Disconnected: node gke-pool-1-abc preempted'],
+  ['cancelled_preempted', 'spot_interruption', 'TPU preempted, restarting from the last checkpoint'],
+  ['cancelled_preempted', 'spot_interruption', 'The job was stopped because the Spot capacity was reclaimed'],
+  ['cancelled_preempted', 'spot_interruption', '    Reason:   PreemptionByScheduler'],
+  ['cancelled_preempted', 'spot_interruption', '    Reason:   TerminationByKubelet'],
+  ['cancelled_preempted', 'sigterm', 'Job 123 exceeded walltime limit'],
+  ['cancelled_preempted', 'sigterm', 'WARNING: Received signal 15, terminating'],
+  [
+    'cancelled_preempted',
+    'sigterm',
+    'slurmstepd: error: *** STEP 9.1 ON n1 CANCELLED AT 2025-01-01T00:00:00 ***\nsrun: error: n1: task 0: Killed',
+  ],
+  ['disk_full', 'disk_full', 'sbatch: error: You have exceeded your disk quota on /home'],
+  ['disk_full', 'disk_full', 'mkdir: cannot create directory: no free inodes (out of inodes)'],
+  ['disk_full', 'disk_full', "E: You don't have enough free space in /var/cache/apt/archives/."],
+  ['hang', 'hang_reported', 'The job has been stuck for 2 hours with no output'],
+  ['hang', 'hang_reported', 'rank 3 hangs in all_reduce after the first epoch'],
+  ['hang', 'hang_reported', 'training freezes during validation'],
+  [
+    'hang',
+    'interrupted_in_collective',
+    '^CTraceback (most recent call last):\n  File "t.py", line 3, in <module>\n    dist.barrier()\n  File "/x/torch/distributed/c10d_logger.py", line 72, in wrapper\n    return func(*args, **kwargs)\nKeyboardInterrupt',
+  ],
+  [
+    'hang',
+    'blocked_stack_without_exception',
+    '  File "train.py", line 115, in train\n    for batch in val_loader:\n  File "/x/torch/utils/data/dataloader.py", line 1310, in _try_get_data\n    data = self._data_queue.get(timeout=timeout)',
+  ],
+  [
+    'hang',
+    'blocked_stack_without_exception',
+    '  File "/usr/lib/python3.10/multiprocessing/process.py", line 108, in run\n  File "/usr/lib/python3.10/multiprocessing/queues.py", line 102, in get\n    with self._rlock:',
+  ],
+  ['distributed_timeout', 'process_group_timeout', 'RuntimeError: monitoredBarrier timed out after 1800 s'],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Application timeout caused pair closure',
+  ],
+  ['communication', 'connection_lost', '[1700000000.1] ucp_worker.c:1234 UCX  ERROR   Endpoint timeout'],
+  ['communication', 'connection_lost', 'mlx5: gpu-node-3: got completion with error:'],
+  [
+    'communication',
+    'connection_lost',
+    'grpc._channel._InactiveRpcError: status = StatusCode.UNAVAILABLE details = "failed to connect to all addresses"',
+  ],
+  [
+    'efa_fallback',
+    'nccl_socket_fallback',
+    'h:1:1 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.\nFI_EFA_USE_DEVICE_RDMA=1',
+  ],
+  [
+    'numerical_instability',
+    'nan_detected',
+    'InvalidArgumentError: Nan in summary histogram for: dense/kernel_0',
+  ],
+  ['numerical_instability', 'nan_detected', 'Epoch 00005: val_loss did not improve from inf'],
+  // Ctrl-C: a stop from outside, unless the stacks printed on the way out sit in a wait (then a stuck job was stopped).
+  [
+    'cancelled_preempted',
+    'sigint',
+    'WARNING:torch.distributed.elastic.agent.server.api:Received 2 death signal, shutting down workers',
+  ],
+  [
+    'cancelled_preempted',
+    'sigint',
+    'W0101 torch/distributed/elastic/multiprocessing/api.py] Sending process 12 closing signal SIGINT',
+  ],
+  ['cancelled_preempted', 'sigint', '[rank: 0] Received SIGINT, saving a checkpoint and exiting'],
+  [
+    'cancelled_preempted',
+    'sigint',
+    'Received 2 death signal, shutting down workers\nTraceback (most recent call last):\n  File "/x/torch/distributed/elastic/agent/server/api.py", line 850, in _invoke_run\n    time.sleep(monitor_interval)\n  File "/x/torch/distributed/elastic/multiprocessing/api.py", line 62, in _terminate_process_handler\n    raise SignalException(f"Process {os.getpid()} got signal: {sigval}", sigval=sigval)',
+  ],
+  [
+    'hang',
+    'blocked_stack_without_exception',
+    'Received 2 death signal, shutting down workers\nTraceback (most recent call last):\n  File "train.py", line 241, in train\n    batch = next(self.dl)\n  File "/x/torch/utils/data/dataloader.py", line 1132, in _try_get_data\n    data = self._data_queue.get(timeout=timeout)',
+  ],
+  // Collective libraries aborting a communicator on a timeout; transports and MPI runtimes losing a peer.
+  [
+    'nccl_timeout',
+    'nccl_timeout',
+    'Exception: comm aborted due to timeout, rank: 0, desc: waitRequest for peer 3',
+  ],
+  ['nccl_timeout', 'nccl_timeout', 'RCCL: communicator was aborted after a timeout on rank 2'],
+  ['communication', 'connection_lost', 'ORTE has lost communication with its daemon located on node:'],
+  ['communication', 'connection_lost', 'PRTE has lost communication with a remote daemon.'],
+  [
+    'communication',
+    'connection_lost',
+    'error: commlib error: got read error (closing "node-7/shepherd_ijs/1")',
+  ],
+  // TensorFlow reports ENOSPC as RESOURCE_EXHAUSTED naming the file; a GIL waiter in a dump is a lock inversion.
+  [
+    'disk_full',
+    'disk_full',
+    'InternalError: Error writing (tmp) checkpoint file: /ckpt/model.ckpt-6.tempstate97: Resource exhausted: /ckpt/model.ckpt-6.tempstate97',
+  ],
+  [
+    'deadlock',
+    'waiting_for_gil',
+    'Thread 1 Python stack\n  Waiting for the GIL\n  File "/x/rpc/api.py", line 719, in _invoke_rpc',
+  ],
 ];
 
 // Not stalls: Ctrl-C in the middle of compute is no wait, a launcher waiting on its children is no stall, and a
 // crash's stacks (a fatal signal) are a crash. Whatever else they are, no hang or deadlock signal may match them.
 const NOT_STALLS: readonly string[] = [
+  '  File "/x/y.py", line 3, in <module>\n  File "/x/queue.py", line 9, in get\nValueError: bad key',
   tb('File "train.py", line 50, in <module>', 'File "/x/torch/_tensor.py", line 522, in backward'),
   tb(
     'File "/x/deepspeed/launcher/runner.py", line 556, in main',
@@ -283,6 +399,23 @@ const HEALTHY: readonly string[] = [
   'SLURM auto-requeueing enabled. Setting signal handlers.\nRegistered handler for SIGTERM',
   '  Normal   Pulling    5m    kubelet            Pulling image "trainer:latest"',
   'Resuming training from checkpoint-500; could not find optimizer state, starting fresh',
+  // Third blind round: look-alikes of the widened signals.
+  'Node pool autoscaling: no nodes preempted in the last hour',
+  'checking whether the node was preempted ... no',
+  'spot interruption handler installed',
+  'Epoch 00001: val_loss improved from inf to 0.51234, saving model to best.h5',
+  'quota exceeded for API requests; retrying in 60 s (rate limit)',
+  'job time limit: 48:00:00; checkpoint before the time limit is reached',
+  'h:1:1 [0] NCCL INFO NET/Plugin: Failed to find ncclCollNetPlugin_v6 symbol.',
+  'h:1:1 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.',
+  'UCX  WARN  unexpected tag-receive descriptor',
+  'kill -9 is never sent by this launcher; SIGKILL handling: none',
+  'waiting for 5 seconds before the next poll',
+  'Registered handlers for SIGINT and SIGTERM',
+  'ResourceExhausted retries: 0 (quota resets hourly)',
+  'communicator abort on timeout: enabled (TORCH_NCCL_ASYNC_ERROR_HANDLING=1)',
+  'reconnected to peer 10.0.0.2 after a lost connection; retrying',
+  'py-spy: sampling thread 1; GIL held 35% of the time',
 ];
 
 describe('signals read the structure of a failure in more formats (second round)', () => {

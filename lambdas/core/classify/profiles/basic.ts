@@ -102,11 +102,16 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'spot_interruption',
-    pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|\b(?:is|was|been|being|got) preempted\b|^\s*Reason:\s*Evicted\b|\s\d+/\d+\s+Evicted\s|\bpod\b[^\n]{0,100}\bevicted\b|The node was low on resource|spot[ _-]?(?:instance[ _-]?)?interrupted|"action"\s*:\s*"(?:terminate|stop|hibernate)"\s*,\s*"time"|imminent node shutdown|\bnode is shutting down\b|Host EC2 \(instance [\w-]{1,40}\) terminated|instances\.preempted\b|\bpreemption (?:notice|signal|warning)\b|"EventType"\s*:\s*"(?:Preempt|Terminate)"|\bscheduled for termination\b|\b(?:instance|node) termination notice\b|\bReason:\s*Preempting\b|\s\d+[smhd]\s+default-scheduler\s+Preempt|auto-requeue signal|\bRequeu(?:e|ing) job \d+|\bSlurm[^\n]{0,40}\bsignal SIGUSR1\b|\bNode failure on\b`,
+    pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|\b(?:is|was|been|being|got) preempted\b|^\s*Reason:\s*Evicted\b|\s\d+/\d+\s+Evicted\s|\bpod\b[^\n]{0,100}\bevicted\b|The node was low on resource|spot[ _-]?(?:instance[ _-]?)?interrupted|"action"\s*:\s*"(?:terminate|stop|hibernate)"\s*,\s*"time"|imminent node shutdown|\bnode is shutting down\b|Host EC2 \(instance [\w-]{1,40}\) terminated|instances\.preempted\b|\bpreemption (?:notice|signal|warning)\b|"EventType"\s*:\s*"(?:Preempt|Terminate)"|\bscheduled for termination\b|\b(?:instance|node) termination notice\b|\bReason:\s*Preempting\b|\s\d+[smhd]\s+default-scheduler\s+Preempt|auto-requeue signal|\bRequeu(?:e|ing) job \d+|\bSlurm[^\n]{0,40}\bsignal SIGUSR1\b|\bNode failure on\b|\b(?:node|instance|vm|tpu|pod|host|machine|worker|slice|job|allocation)s? (?:[\w.-]{1,60} )?preempted\b|\b(?:spot|preemptible)\b[^\n]{0,60}\breclaim(?:ed|ing)\b|\breclaim(?:ed|ing)\b[^\n]{0,40}\b(?:spot|preemptible)\b|\b(?:PreemptionBy\w{0,20}Scheduler|EvictionByEvictionAPI|TerminationByKubelet|DeletionByTaintManager)\b`,
+    // Kubernetes 1.26+ sets a DisruptionTarget condition whose reason says who took the pod away (the scheduler
+    // preempting it, an eviction, the kubelet shutting the node down, a taint); clouds say a node or VM was preempted
+    // or that the spot capacity was reclaimed.
     // EC2's instance-action notice is a JSON object of an action and a time; kubelet's graceful node shutdown
     // and AWS Batch's "Host EC2 (instance …) terminated" say the machine went away under the job. Azure's scheduled
     // events say "EventType": "Preempt"; Kubernetes' scheduler records a Preempting event; a job that handles SLURM's
     // pre-time-limit SIGUSR1 (Lightning's auto-requeue) is being stopped and requeued; srun reports a node failure.
+    // A note that a node was not (or would be, if …) preempted is no preemption.
+    unless: String.raw`\b(?:no|not|never|if|when|unless|whether)\b[^\n]{0,30}\bpreempted\b|\b(?:handler|listener|watcher|monitor)s? (?:is |was )?(?:installed|registered|enabled|started)\b`,
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',
@@ -139,7 +144,10 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
     // errno 28 and 122 in every spelling (Python's [Errno 28], C's "errno = 28", Rust's StorageFull), EDQUOT,
     // and what libraries say before the write fails (datasets' "Not enough disk space", tempfile finding no
     // writable temporary directory).
-    pattern: String.raw`No space left on device(?::\s*'(?<path>[^']+)')?|\bENOSPC\b|\bEDQUOT\b|Disk quota exceeded|\[Errno (?:28|122)\]|\berrno\s*[:=]?\s*(?:28|122)\b|\bStorageFull\b|FilesystemQuotaExceeded|Not enough (?:free )?disk space|No usable temporary directory found|condition: \[DiskPressure\]|\bDiskPressure\s+True\b|node\.kubernetes\.io/disk-pressure|low on resource: ephemeral-storage|ephemeral[- ]storage[^\n]{0,100}exceed|\b(?:disk|volume|file ?system|partition|drive)s? (?:is |was |got |became |are )?(?:full|out of (?:disk )?space)\b|\s0(?:\.0)?[KMGTP]?i?B?\s+100%\s+/`,
+    pattern: String.raw`No space left on device(?::\s*'(?<path>[^']+)')?|\bENOSPC\b|\bEDQUOT\b|Disk quota exceeded|\[Errno (?:28|122)\]|\berrno\s*[:=]?\s*(?:28|122)\b|\bStorageFull\b|FilesystemQuotaExceeded|Not enough (?:free )?disk space|(?:\bnot|n't)(?: have)? enough free (?:disk )?space\b|\binsufficient (?:free )?disk space\b|No usable temporary directory found|condition: \[DiskPressure\]|\bDiskPressure\s+True\b|node\.kubernetes\.io/disk-pressure|low on resource: ephemeral-storage|ephemeral[- ]storage[^\n]{0,100}exceed|\b(?:disk|volume|file ?system|partition|drive)s? (?:is |was |got |became |are )?(?:full|out of (?:disk )?space)\b|\s0(?:\.0)?[KMGTP]?i?B?\s+100%\s+/|\bResource exhausted:\s?(?:/|[A-Za-z]:\\)|\bexceeded (?:your |the |its )?(?:disk|storage|inode|file ?system|block) quota\b|\b(?:disk|storage|inode|file ?system|block) quota (?:exceeded|reached|is full)\b|\bout of (?:free )?inodes\b|\bno (?:free|more) inodes\b`,
+    // TensorFlow maps ENOSPC to RESOURCE_EXHAUSTED and names the file ("Resource exhausted: /ckpt/model.tmp"); its
+    // memory exhaustion names an allocation instead.
+    // A quota is a disk limit only when it says disk, storage, blocks or inodes: an API's "quota exceeded" is a rate limit.
     // Kubernetes evicts pods from a node whose disk filled (the DiskPressure condition true, ephemeral storage):
     // the disk is the cause. `kubectl describe node` lists "DiskPressure False" on every healthy node. `df` prints a
     // full filesystem as a row with nothing available at 100 % use; a program may just say the disk is full.
@@ -174,7 +182,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'host_oom_kill',
-    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory|\bOOMKilled\b|\boom[-_ ]kill(?:ed)? events?\b|out-of-memory handler|exceeded (?:its |the )?memory limit|task \d+: Out Of Memory|\bOUT_OF_MEMORY\b|by the OOM[- ]killer\b|\b(?:was|got|been|being) OOM[- ]?killed\b|\bKilled process \d+ \([^)\n]{1,64}\)[^\n]{0,40}(?:total-vm|anon-rss)|\boom_reaper: reaped process|\bRay killed this worker\b|\bkilled this worker\b[^\n]{0,300}\bmemory\b|\bkilled due to (?:the node running low on memory|memory (?:pressure|overuse|usage))`,
+    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory|\bOOMKilled\b|\boom[-_ ]kill(?:ed)? events?\b|out-of-memory handler|exceeded (?:its |the |step |job )?memory limit|task \d+: Out Of Memory|\bOUT_OF_MEMORY\b|by the OOM[- ]killer\b|\b(?:was|got|been|being) OOM[- ]?killed\b|\bKilled process \d+ \([^)\n]{1,64}\)[^\n]{0,40}(?:total-vm|anon-rss)|\boom_reaper: reaped process|\bRay killed this worker\b|\bkilled this worker\b[^\n]{0,300}\bmemory\b|\bkilled due to (?:the node running low on memory|memory (?:pressure|overuse|usage))`,
     // Kubernetes says OOMKilled, SLURM's cgroup counts oom-kill events or says a job exceeded its memory limit,
     // sacct reports OUT_OF_MEMORY: the same kernel OOM kill, seen by the scheduler. The kernel's own lines may lose their
     // prefix in an excerpt ("Killed process N (python) total-vm…", the oom_reaper); Ray's memory monitor kills a
@@ -186,7 +194,8 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'host_alloc_failed',
-    pattern: String.raw`DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|${LINE_PREFIX}(?:[\w.]{0,60}\._)?(?:Array)?MemoryError\b|Cannot allocate memory|Unable to allocate \d+(?:\.\d+)?\s?[KMGTP]i?B for an array`,
+    pattern: String.raw`DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|${LINE_PREFIX}(?:[\w.]{0,60}\._)?(?:Array)?MemoryError\b|Cannot allocate memory|Unable to allocate \d+(?:\.\d+)?\s?[KMGTP]i?B for an array|'std::bad_alloc'|what\(\):\s*std::bad_alloc\b|\[Errno 12\]|\bENOMEM\b`,
+    // C++ throws std::bad_alloc when new finds no memory; errno 12 (ENOMEM) is the kernel refusing an allocation or fork.
     error_type: 'cpu_oom_killed',
     severity: 'critical',
     subsystem: 'host',
@@ -202,10 +211,15 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'sigkill',
-    pattern: String.raw`^\s*(?:Killed|已杀死|已砍掉|強制終了|Getötet|Убито|Processus arrêté|Ucciso|Terminado \(killed\)|죽었음)\s*$|: line \d+:\s+\d+ Killed\b|exit(?:ed with)? (?:code|status)[ :=]*(?<exit_code>137|-9)\b|\bdied with signal (?:9|SIGKILL)\b|exitcode\s*:\s*(?<torch_exitcode>-9)\b|(?:return|exit) (?:code|status)\s*[=:]?\s*-9\b|Signal 9 \(SIGKILL\)|Signals\.SIGKILL|(?:killed|terminated) (?:by|with) (?:signal )?(?:SIGKILL|9)\b|^\w{0,10}sh: killed\s|^\[\d+\]\+?\s+(?:\d+\s+)?Killed\s`,
+    pattern: String.raw`^\s*(?:Killed|已杀死|已砍掉|強制終了|Getötet|Убито|Processus arrêté|Ucciso|Terminado \(killed\)|죽었음)\s*$|: line \d+:\s+\d+ Killed\b|exit(?:ed with)? (?:code|status)[ :=]*(?<exit_code>137|-9)\b|\bdied with signal (?:9|SIGKILL)\b|exitcode\s*:\s*(?<torch_exitcode>-9)\b|(?:return|exit) (?:code|status)\s*[=:]?\s*-9\b|Signal 9 \(SIGKILL\)|Signals\.SIGKILL|(?:killed|terminated) (?:by|with) (?:signal )?(?:SIGKILL|9)\b|^\w{0,10}sh: killed\s|^\[\d+\]\+?\s+(?:\d+\s+)?Killed\s|\btasks? [\d,-]{1,40}: Killed\b|\b(?:exited|terminated|killed|died|stopped|interrupted|ended) (?:with|by|due to|on|from) (?:the )?signal:? ?(?:9|SIGKILL|Killed)\b|\bsignal 9[:,]? \(?SIGKILL\b`,
+    // srun reports a task the kernel killed as "task 0: Killed"; process managers say a child "exited with signal 9",
+    // "interrupted by signal 9: SIGKILL", "killed by signal: Killed" (whatever the verb, signal 9 is SIGKILL).
     // A Python subprocess "returned non-zero exit status -9", mp.spawn "terminated with signal SIGKILL", a shell
     // "zsh: killed  python …" or a job-control "[1]+ Killed  python …". Bash prints strsignal(SIGKILL) in the user's
     // locale: "已杀死" (zh_CN), "強制終了" (ja), "Getötet" (de) … alone on a line, the same kill.
+    // SLURM cancels a job (scancel, its time limit, a preemption) with SIGTERM and, KillWait seconds later, SIGKILL:
+    // srun then reports its tasks Killed, but the scheduler stopped the job, not the OOM killer.
+    excludes: String.raw`CANCELLED AT \S+|DUE TO (?:TIME LIMIT|PREEMPTION|NODE FAIL)`,
     error_type: 'cpu_oom_killed',
     severity: 'critical',
     subsystem: 'host',
@@ -265,7 +279,7 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nan_detected',
-    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|Found (?:Inf|NaN) or (?:NaN|Inf) global norm|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b`,
+    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|Found (?:Inf|NaN) or (?:NaN|Inf) global norm|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b|\bNan in summary histogram\b|\bdid not improve from [-+]?inf\b|\binvalid value \((?:nan|inf)\) encountered\b`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
@@ -285,9 +299,24 @@ export const BASIC_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'sigterm',
-    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: (?:1|2|15)\b|received (?:signal )?SIGTERM|Received (?:Signals\.)?(?:\d+|SIG[A-Z]+) death signal|\bSignalException\b|(?:terminated|killed) (?:by|with) (?:signal )?SIG(?:TERM|HUP|INT)\b|died with <Signals\.SIG(?:TERM|HUP|INT)\b|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|closing signal (?:Signals\.)?SIG(?:HUP|INT|QUIT)\b|Caught signal SIG(?:TERM|HUP)\b|\b(?:caught|got|handling|detected|trapped|intercepted) (?:signal )?SIG(?:TERM|HUP|INT)\b|\bSignal handler called with signal (?:1|2|15)\b|\bcancell?ed by (?:the )?(?:user|admin\w*|operator|scheduler)\b|\bjob killed: walltime \d+ exceeded\b|\bTERM_(?:RUNLIMIT|PREEMPT|OWNER|ADMIN|FORCE_OWNER|FORCE_ADMIN)\b|exceeded (?:hard|soft) wallclock time|\bMax(?:Runtime|WaitTime)Exceeded\b|\bKilling\s{1,40}[^\n]{0,120}Stopping container\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted`,
+    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: (?:1|2|15)\b|received (?:signal )?SIGTERM|Received (?:Signals\.)?(?:\d+|SIG[A-Z]+) death signal|\bSignalException\b|(?:terminated|killed) (?:by|with) (?:signal )?SIG(?:TERM|HUP|INT)\b|died with <Signals\.SIG(?:TERM|HUP|INT)\b|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|closing signal (?:Signals\.)?SIG(?:HUP|INT|QUIT)\b|Caught signal SIG(?:TERM|HUP)\b|\b(?:caught|got|handling|detected|trapped|intercepted) (?:signal )?SIG(?:TERM|HUP|INT)\b|\bSignal handler called with signal (?:1|2|15)\b|\bcancell?ed by (?:the )?(?:user|admin\w*|operator|scheduler)\b|\bjob killed: walltime \d+ exceeded\b|\bTERM_(?:RUNLIMIT|PREEMPT|OWNER|ADMIN|FORCE_OWNER|FORCE_ADMIN)\b|exceeded (?:hard|soft) wallclock time|\bMax(?:Runtime|WaitTime)Exceeded\b|\bKilling\s{1,40}[^\n]{0,120}Stopping container\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|\b(?:received|caught) signal:? (?:1|2|15)\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted|\bexceeded (?:its |the |the job's |job )?(?:wall ?(?:clock )?time|time ?limit|run ?time limit)\b|\b(?:wall ?(?:clock )?time|job time) limit (?:exceeded|reached|expired)\b`,
+    // A job that ran out of wall time in any scheduler's words was stopped from outside, like a SLURM TIME LIMIT.
     // torchrun stopping its own workers after one failed: a consequence, not an outside stop.
-    unless: String.raw`closing signal (?:Signals\.)?SIGTERM`,
+    // SIGINT lines belong to the sigint signal below.
+    unless: String.raw`\bSIGINT\b|\bsignal:? 2\b|\b2 death signal\b|closing signal (?:Signals\.)?SIGTERM|\b(?:if|when|before|unless)\b[^\n]{0,30}\b(?:wall ?(?:clock )?time|time ?limit)`,
+    error_type: 'cancelled_preempted',
+    severity: 'error',
+    subsystem: 'scheduler',
+    priority: 55,
+  },
+  {
+    name: 'sigint',
+    // SIGINT is Ctrl-C: a person (or a launcher forwarding it) stopped the job, which a restart undoes, unless the
+    // stacks printed on the way out sit in a wait (a queue, a lock, a socket, a collective) away from any launcher's
+    // child-waiting code: then the person stopped a job that was stuck, and the stall signals say so.
+    pattern: String.raw`Received (?:Signals\.)?(?:2|SIGINT) death signal|closing signal (?:Signals\.)?SIGINT\b|\bgot signal: 2\b|Signal 2 \(SIGINT\) received|\b(?:received|caught|got|handling|detected|trapped|intercepted) (?:signal:? )?(?:SIGINT|2)\b|\bSIGINT received\b|(?:terminated|killed) (?:by|with) (?:signal )?SIGINT\b|died with <Signals\.SIGINT\b|\bSignal handler called with signal 2\b`,
+    excludes: String.raw`^\s*File "(?![^"\n]{0,300}(?:subprocess|/elastic/|/launch|/launcher/|/run\.py"))[^"\n]{1,300}", line \d+,? in (?:wait|wait_for|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|join|synchronize|barrier|monitored_barrier|all_reduce|all_gather\w{0,20}|reduce_scatter\w{0,20}|broadcast\w{0,20}|wait_for_everyone|_try_get_data|_get_data|accept)\s*$`,
+    flags: 'im',
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',

@@ -14,7 +14,8 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
     name: 'nccl_timeout',
     // torch 2.4+ names the NCCL work that timed out ("Timeout at NCCL work: 5021, last enqueued …") without the
     // watchdog's sentence.
-    pattern: String.raw`Timeout at NCCL work: -?\d+|NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|timed out in blocking wait|NCCL[^\n]{0,300}timed out after`,
+    // Any collective library (NCCL, RCCL, MCCL/ctran, torchcomms) aborting its communicator because a wait timed out.
+    pattern: String.raw`\bcomm(?:unicator)?s? (?:was |were |is |been )?abort(?:ed|ing) (?:due to|because of|after|on) (?:a |the )?(?:time ?out|timed out)|Timeout at NCCL work: -?\d+|NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|timed out in blocking wait|NCCL[^\n]{0,300}timed out after`,
     error_type: 'nccl_timeout',
     severity: 'critical',
     subsystem: 'nccl',
@@ -22,7 +23,7 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'process_group_timeout',
-    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo[^\n]{0,300}[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout|connect\(\) timed out|gloo[^\n]{0,300}(?:Connect timeout|[Tt]imed out)|store[ _-]based barrier[^\n]{0,300}[Tt]imed out|TCPStore[^\n]{0,300}[Tt]imed out|\[c10d\][^\n]{0,300}\b(?:timed out|timeout) after \d|wait timeout after \d+\s*ms|failed to pass monitoredBarrier|rendezvous[^\n]{0,100}timed out|Timed out waiting for (?:all )?(?:workers|tasks|hosts|ranks|clients)\b|\bbarrier\b[^\n]{0,100}\btimed out\b|(?:coordination service|CoordinationService)[^\n]{0,200}(?:DEADLINE_EXCEEDED|Deadline Exceeded)`,
+    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo[^\n]{0,300}[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout|connect\(\) timed out|gloo[^\n]{0,300}(?:Connect timeout|[Tt]imed out)|store[ _-]based barrier[^\n]{0,300}[Tt]imed out|\bApplication timeout caused pair closure\b|\bmonitored_?barrier\b[^\n]{0,100}\b(?:timed out|timeout)|TCPStore[^\n]{0,300}[Tt]imed out|\[c10d\][^\n]{0,300}\b(?:timed out|timeout) after \d|wait timeout after \d+\s*ms|failed to pass monitoredBarrier|rendezvous[^\n]{0,100}timed out|Timed out waiting for (?:all )?(?:workers|tasks|hosts|ranks|clients)\b|\bbarrier\b[^\n]{0,100}\btimed out\b|(?:coordination service|CoordinationService)[^\n]{0,200}(?:DEADLINE_EXCEEDED|Deadline Exceeded)`,
     // JAX/XLA's coordination service (its distributed initialise) says DEADLINE_EXCEEDED when a task never registers.
     // Any barrier of a launcher or coordination service that timed out (JAX's "Barrier timed out", a store's):
     // some peer never arrived at set-up.
@@ -92,7 +93,11 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'connection_lost',
-    pattern: String.raw`Connection reset by peer|Connection refused|Connection closed by (?:remote )?peer|\bBroken pipe\b|\bECONNRESET\b|\bECONNREFUSED\b|Software caused connection abort|No route to host|Network is unreachable|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)\s*=?\s*(?:IBV_WC_\w{1,30}\()?(?:12|13)\b|\bIBV_WC_(?:RNR_)?RETRY_EXC_ERR\b|NET/IB\s*:\s*Got async event\s*:\s*(?:local catastrophic error|port error|[\w ]{0,40}(?:catastrophic|fatal) error|CQ error)|IBV_EVENT_(?:DEVICE_FATAL|PORT_ERR|QP_FATAL|CQ_ERR)\b|transport retry counter exceeded|remote process exited or there was a network error|Connection timed out|\bETIMEDOUT\b|NET/Socket\s*:\s*socket progress error|\bsocketProgress\w{0,10}: [^\n]{0,100}(?:failed|closed)|\bfi_cq_readerr\b|(?:Unreachable remote|Remote unreachable)\b|NET/OFI[^\n]{0,100}\bRequest\b[^\n]{0,200}\berror\b`,
+    pattern: String.raw`Connection reset by peer|Connection refused|Connection closed by (?:remote )?peer|\bBroken pipe\b|\bECONNRESET\b|\bECONNREFUSED\b|Software caused connection abort|No route to host|Network is unreachable|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)\s*=?\s*(?:IBV_WC_\w{1,30}\()?(?:12|13)\b|\bIBV_WC_(?:RNR_)?RETRY_EXC_ERR\b|NET/IB\s*:\s*Got async event\s*:\s*(?:local catastrophic error|port error|[\w ]{0,40}(?:catastrophic|fatal) error|CQ error)|IBV_EVENT_(?:DEVICE_FATAL|PORT_ERR|QP_FATAL|CQ_ERR)\b|transport retry counter exceeded|remote process exited or there was a network error|Connection timed out|\bETIMEDOUT\b|NET/Socket\s*:\s*socket progress error|\bsocketProgress\w{0,10}: [^\n]{0,100}(?:failed|closed)|\bfi_cq_readerr\b|(?:Unreachable remote|Remote unreachable)\b|NET/OFI[^\n]{0,100}\bRequest\b[^\n]{0,200}\berror\b|\bUCX\s{1,4}ERROR\b[^\n]{0,200}(?:timed? ?out|unreachable|reset by|retry count|Input/output error|Connection|peer failure)|\bmlx\d\w{0,10}:[^\n]{0,100}\bgot completion with error\b|\bfailed to connect to all addresses\b|StatusCode\.UNAVAILABLE\b|\b(?:ORTE|PRR?TE|MPI\w{0,10}|mpirun|Hydra\w{0,10}) has lost communication with\b|\blost (?:communication|connection|contact) with (?:its |a |the )?(?:remote )?(?:daemon|peer|node|host|rank|worker)s?\b|\bcommlib error: got read error\b`,
+    // MPI runtimes (Open MPI's ORTE/PRRTE, Hydra) and Grid Engine's commlib say they lost a daemon or a peer.
+    // UCX (Open MPI, UCC, Ray's transports) reports a lost peer as an endpoint timeout, an unreachable destination or
+    // a reset connection; mlx5's verbs provider prints a failed completion itself; gRPC (JAX's coordination service,
+    // Ray, TF) says UNAVAILABLE when the peer's socket is gone.
     // A client that retries says so on the same line ("… Connection refused). Retrying.", c10d's "[W socket.cpp]"
     // warnings, huggingface_hub's "thrown while requesting"): a retry that may well succeed, not a failure. A
     // failure still ends in an error line of its own.
@@ -131,8 +136,10 @@ export const NCCL_SIGNALS: readonly SignalInput[] = [
     name: 'nccl_socket_fallback',
     // NCCL quietly drops to TCP sockets when the OFI plugin fails to load; that is only wrong where EFA was
     // meant to be used, which the same log tells by mentioning the OFI plugin or the EFA provider.
-    pattern: String.raw`NET/Socket\s*:\s*Using|Using network Socket|NET/Plugin\s*:\s*No plugin found`,
-    requires: String.raw`NET/OFI|aws-ofi-nccl|libnccl-net-ofi\.so|FI_PROVIDER["']?\s*[:=]\s*["']?efa|provider:? efa|OFI plugin`,
+    // Newer NCCL says "NET/Plugin: Could not find: libnccl-net.so" / "Using internal network plugin", or fails to find
+    // the net plugin's symbol (the CollNet symbol missing is normal: most plugins have none).
+    pattern: String.raw`NET/Socket\s*:\s*Using|Using network Socket|NET/Plugin\s*:\s*No plugin found|NET/Plugin\s*:\s*Could not find:? \S*libnccl-net|Using internal network plugin|NET/Plugin\s*:\s*Failed to find ncclNetPlugin_v\d`,
+    requires: String.raw`NET/OFI|aws-ofi-nccl|libnccl-net-ofi\.so|FI_PROVIDER["']?\s*[:=]\s*["']?efa|provider:? efa|OFI plugin|\bFI_EFA_[A-Z_]{2,40}|/opt/amazon/efa\b`,
     error_type: 'efa_fallback',
     severity: 'warning',
     subsystem: 'nccl',

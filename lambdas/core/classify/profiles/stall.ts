@@ -14,7 +14,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'hang_reported',
-    pattern: String.raw`appears to be (?:hung|hanging|stuck)|(?:process|job|training|rank \d+|worker \d+) (?:is|seems|appears)(?: to be)? (?:hung|hanging|stuck)\b|\bhang detected\b|\b(?:no|not made any|not made|without(?: making)?(?: any)?) (?:new )?(?:progress|output|log(?: line)?s?|updates?)(?: (?:was|has been) (?:made|seen|written|printed))? (?:for|in|since) (?:the (?:last|past) )?(?:(?:over|more than|at least) )?(?<duration>\d+(?:\.\d+)?\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?))\b|\b(?:stuck|hung|hangs|hanging|freezes|frozen|froze|stalls|stalled) (?:at|on|in|after|during) (?:the )?(?:(?:first|last|same) )?(?:step|iteration|iter|epoch|batch)\b|Liveness probe failed`,
+    pattern: String.raw`appears to be (?:hung|hanging|stuck)|(?:process|job|training|rank \d+|worker \d+) (?:is|seems|appears)(?: to be)? (?:hung|hanging|stuck)\b|\bhang detected\b|\b(?:no|not made any|not made|without(?: making)?(?: any)?) (?:new )?(?:progress|output|log(?: line)?s?|updates?)(?: (?:was|has been) (?:made|seen|written|printed))? (?:for|in|since) (?:the (?:last|past) )?(?:(?:over|more than|at least) )?(?<duration>\d+(?:\.\d+)?\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?))\b|\b(?:stuck|hung|hangs|hanging|freezes|frozen|froze|stalls|stalled) (?:at|on|in|after|during) (?:the )?(?:(?:first|last|same) )?(?:step|iteration|iter|epoch|batch)\b|Liveness probe failed|\b(?:stuck|hung|hangs|hanging|frozen|froze|freezes|stalled|stalls|deadlocked)\b(?: (?:there|here|again|forever|completely))? for (?:over |more than |about |around |nearly |almost |at least )?(?:\d+(?:\.\d+)?|an?|several|many|multiple) ?(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?)\b|\b(?:stuck|hung|hangs|hanging|frozen|freezes|stalled|stalls|blocks forever|waits forever|waiting forever) (?:in|on|at|inside|during|within) (?:the |a |an |its )?(?:first |second |last |final )?(?:(?:dist|torch\.distributed|c10d)\.)?(?:all_?reduce|all_?gather\w{0,20}|reduce_?scatter\w{0,20}|broadcast|barrier|all_?to_?all|collectives?|nccl\w{0,30}|init_process_group|backward|forward|optimizer\.step|data ?loader|validation|evaluation|eval|checkpoint(?:ing)?|(?:torch\.)?cuda\.synchronize|synchronize|join)\b`,
     // A progress watchdog says for how long nothing advanced (no progress, no output, no log line), in any unit;
     // a person or a monitor says at which step. Kubernetes restarts a container whose liveness probe stops
     // answering: a process alive but no longer serving, which is what a hang looks like from outside.
@@ -71,6 +71,17 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     pattern: String.raw`^#\d\s+(?:0x[0-9a-f]+ in )?(?:__GI___lll_lock_wait\w*|__lll_lock_wait\w*|__GI___pthread_mutex_lock|___?pthread_mutex_lock\w*|lll_mutex_lock\w*)\b`,
     requires: String.raw`\(gdb\)|^Thread \d+ \(Thread 0x[0-9a-f]+|^#\d+\s+0x[0-9a-f]+ in `,
     excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped|\bSIGSEGV\b|\bSIGABRT\b|Segmentation fault|received signal`,
+    flags: 'im',
+    error_type: 'deadlock',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 31,
+  },
+  {
+    name: 'waiting_for_gil',
+    // gdb's py-bt and py-spy print "Waiting for the GIL" for a thread blocked taking it: in a dump of a stuck process,
+    // the GIL held by a thread that itself waits on a lock (a lock-order inversion), i.e. a deadlock.
+    pattern: String.raw`^\s*(?:Thread \S+ \S+ )?Waiting for the GIL\s*$`,
     flags: 'im',
     error_type: 'deadlock',
     severity: 'error',
@@ -154,6 +165,22 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     priority: 30,
   },
   {
+    name: 'blocked_stack_without_exception',
+    // Python frames with no exception anywhere, the innermost ones waiting (a queue, a lock, an event, a socket, a
+    // collective): a stack printed from a process that was not failing (a dump, or a Ctrl-C whose last line was not
+    // kept), i.e. one that sat waiting. A crash's traceback always ends in the exception it raised.
+    pattern: String.raw`^\s*File "[^"\n]{1,300}", line \d+,? in (?:wait|wait_for|_wait_for_tstate_lock|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|readinto|join|synchronize|barrier|monitored_barrier|_store_based_barrier|all_reduce|all_gather\w{0,20}|reduce_scatter\w{0,20}|broadcast\w{0,20}|all_to_all\w{0,20}|wait_for_everyone|_try_get_data|_get_data|accept)\s*$`,
+    // Two frames at least (a frame, its source lines, the next frame): one quoted frame is no stack.
+    requires: String.raw`^\s*File "[^"\n]{1,300}", line \d+,? in \w+\s*\n(?:[^\n]*\n){0,3}\s*File "`,
+    // Case-sensitive: an exception class is CamelCase. A launcher waiting on its children is no such wait.
+    excludes: String.raw`\b[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b|\b[a-z]\w*\.\w*(?:Error|Exception)\b|Fatal Python error|Segmentation fault|core dumped|subprocess\.py"`,
+    flags: 'm',
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 26,
+  },
+  {
     name: 'faulthandler_dump',
     // faulthandler dumps every thread on request (dump_traceback, a registered SIGUSR1, a watchdog of the job's
     // own): "Thread 0x… (most recent call first):". On a fatal signal it prints the same after "Fatal Python
@@ -169,7 +196,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
   {
     name: 'interrupted_in_collective',
     // The same with the frames in a collective or barrier: a rank waited for peers that never came.
-    pattern: String.raw`distributed_c10d\.py", line \d+,? in \w+|deepspeed/comm/\w+\.py", line \d+,? in \w+`,
+    // torch 2.x wraps every collective in c10d_logger's wrapper: the same wait, one frame further out.
+    pattern: String.raw`(?:distributed_c10d|c10d_logger)\.py", line \d+,? in \w+|deepspeed/comm/\w+\.py", line \d+,? in \w+`,
     requires: String.raw`^\s*KeyboardInterrupt\b`,
     flags: 'im',
     error_type: 'hang',
