@@ -5,13 +5,14 @@ import { splitFixtures } from '../support/corpusSplit.js';
 import { loadLogFixtures } from '../support/logFixtures.js';
 
 // Floors, not targets: raise them when the signals get better, never lower them to let a change through, and
-// never move an excerpt between sets (the set follows the project: test/unit/classifySplit.test.ts). Re-based
-// when round 3 grew the corpus from 361 to 448 excerpts (the figures the signals reach on it); on the 361 the
-// earlier floors were set on (97.5/97.8, 86.2/90.0) the signals now score 97.9/98.2 and 87.5/90.0. Development
-// floor raised when the development set grew to 398 excerpts (the second blind round: 388/398 family and decision);
-// validation floor raised after round 4 (141 excerpts; the second blind round: 125/141 family, 127/141 decision).
+// never move an excerpt between sets (the set follows the project: test/unit/classifySplit.test.ts). A floor is
+// re-based only when new excerpts grow the corpus, to the figures the signals reach on it, and only if the signals
+// still hold the old floor on the excerpts it was set on. Round 3 (361 → 448): 97.9/98.2 and 87.5/90.0 on the 361
+// (floors were 97.5/97.8, 86.2/90.0). Round 4 (→ 539, the second blind round): validation 125/141 family, 127/141
+// decision. Round 5 (→ 613, the third blind round): development 434/444 family, 435/444 decision; validation
+// 145/169 and 148/169, and on the 141 excerpts of round 4 still 125 and 127 (the floor of 88.6/90.0 held there).
 const DEV_FLOOR = { family: 0.977, decision: 0.979 };
-const VALIDATION_FLOOR = { family: 0.886, decision: 0.9 };
+const VALIDATION_FLOOR = { family: 0.857, decision: 0.875 };
 
 const fixtures = splitFixtures(loadLogFixtures());
 const healthy = fixtures.filter((f) => f.label === 'healthy');
