@@ -1,0 +1,88 @@
+import type { SignalInput } from '../../schema.js';
+import { LINE_PREFIX } from './patterns.js';
+
+/** Code: Python and C++ exceptions, CUDA runtime errors that are the program's own, segfaults. */
+export const CODE_SIGNALS: readonly SignalInput[] = [
+  {
+    name: 'cuda_runtime_error',
+    // Out of memory and ECC have their own signals above and outrank this one.
+    pattern: String.raw`CUDA error: (?<cuda_error>[^\n]{1,200})|device-side assert triggered|CUDNN_STATUS_\w+|CUBLAS_STATUS_(?!ALLOC_FAILED)\w+|an illegal memory access was encountered|\.cu:\d+:[^\n]{0,200}Assertion [^\n]{0,300}failed`,
+    error_type: 'torch',
+    severity: 'error',
+    subsystem: 'cuda',
+    priority: 70,
+  },
+  {
+    name: 'torch_usage_error',
+    pattern: String.raw`Expected all tensors to be on the same device|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d+\) must match|size mismatch for \S+|Trying to backward through the graph a second time|one of the variables needed for gradient computation has been modified|Expected (?:input|target) batch_size|expected scalar type \w+ but found \w+|Error\(s\) in loading state_dict|(?:Missing|Unexpected) keys? in (?:checkpoint )?state_dict`,
+    error_type: 'torch',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 65,
+  },
+  {
+    name: 'python_exception',
+    pattern: String.raw`${LINE_PREFIX}(?<exception>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))(?:\([\w.]{1,100}\))?(?::\s*(?<message>\S[^\n]{0,300})[^\n]*)?\s*$`,
+    // Case-sensitive: an exception class is CamelCase, a metric line "eval_error: 0.03" is not one.
+    flags: '',
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 10,
+  },
+  {
+    name: 'config_error',
+    // Hydra and OmegaConf report a bad config without a Python traceback: OmegaConf's error block names the key
+    // and its type ("full_key: task.data" … "object_type=dict"), Hydra points at HYDRA_FULL_ERROR.
+    pattern: String.raw`^\s*full_key: \S|HYDRA_FULL_ERROR=1 for a complete stack trace`,
+    requires: String.raw`object_type=|HYDRA_FULL_ERROR`,
+    flags: 'im',
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 11,
+  },
+  {
+    name: 'training_refused',
+    // A trainer that validates its inputs first (datasets, labels, config) refuses to start in its own words, with
+    // no Python traceback: the same configuration fails the same way on a restart.
+    pattern: String.raw`\b(?:can ?not|can't|unable to|failed to|could not|refus(?:es|ed|ing) to) (?:start|begin|launch) (?:the )?training\b`,
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 11,
+  },
+  {
+    name: 'cpp_exception',
+    pattern: String.raw`terminate called after throwing an instance of '(?<exception>[^'\n]{1,200})'`,
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'process',
+    priority: 12,
+  },
+  {
+    name: 'traceback',
+    // A traceback whose last line the excerpt lost still says the program raised; anything specific wins.
+    pattern: String.raw`^\s*Traceback \(most recent call last\):`,
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 5,
+  },
+  {
+    name: 'script_not_found',
+    pattern: String.raw`can't open file '[^'\n]{1,300}': \[Errno 2\]`,
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 15,
+  },
+  {
+    name: 'segfault',
+    pattern: String.raw`Segmentation fault|\bSIGSEGV\b|exitcode\s*:\s*-11\b|Fatal Python error`,
+    error_type: 'exception',
+    severity: 'error',
+    subsystem: 'process',
+    priority: 20,
+  },
+];

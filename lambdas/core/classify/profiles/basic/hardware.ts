@@ -1,0 +1,85 @@
+import type { SignalInput } from '../../schema.js';
+import { APP_XIDS, ECC_XIDS, XID } from './patterns.js';
+
+/** GPU hardware: Xid lines in every driver format, uncorrectable ECC, a GPU lost from the bus. */
+export const HARDWARE_SIGNALS: readonly SignalInput[] = [
+  {
+    name: 'gpu_fallen_off_bus',
+    pattern: String.raw`${XID}(?<xid>79)\b|fallen off the bus`,
+    error_type: 'gpu_xid',
+    severity: 'critical',
+    subsystem: 'gpu',
+    priority: 100,
+    description: 'The GPU disappeared from PCIe (Xid 79): the node needs replacing',
+  },
+  {
+    name: 'gpu_xid',
+    pattern: String.raw`${XID}(?<xid>(?!(?:${APP_XIDS}|${ECC_XIDS})\b)\d+)`,
+    error_type: 'gpu_xid',
+    severity: 'critical',
+    subsystem: 'gpu',
+    priority: 98,
+  },
+  {
+    name: 'gpu_xid_ecc',
+    pattern: String.raw`${XID}(?<xid>${ECC_XIDS})\b`,
+    error_type: 'ecc_error',
+    severity: 'critical',
+    subsystem: 'gpu',
+    priority: 99,
+    description: 'An Xid that reports an uncorrectable ECC error or a row-remapping event',
+  },
+  {
+    name: 'gpu_ecc_uncorrectable',
+    pattern: String.raw`uncorrectable ECC error|ECC error[^\n]{0,300}uncorrect|double[- ]bit (?:ECC|error)|(?<![A-Za-z])DBE(?![A-Za-z])|cudaErrorECCUncorrectable|Pending Page (?:Retirement|Blacklist)\s*:\s*Yes|row[-_ ]?remap\w*[^\n]{0,100}(?:fail|pending)|UNCORRECTABLE_ROW_REMAP|Remapping Failure Occurred\s*:\s*Yes|CUDA_ERROR_ECC_UNCORRECTABLE|^\s*(?:DRAM|SRAM) Uncorrectable\s*:\s*[1-9]|^\s*Uncorrectable Error\s*:\s*[1-9]`,
+    // nvidia-smi -q prints the counters on healthy GPUs too: "Double Bit ECC Errors : 0", "DRAM Uncorrectable : 0";
+    // a counter above zero (newer drivers' "DRAM Uncorrectable", the remapped rows' "Uncorrectable Error") is the fault.
+    unless: String.raw`:\s*(?:0|N/A|No|None)\s*$`,
+    error_type: 'ecc_error',
+    severity: 'critical',
+    subsystem: 'gpu',
+    priority: 97,
+  },
+  {
+    name: 'gpu_lost',
+    // nvidia-smi prints ERR! in the columns of a GPU it can no longer read; NVML returns GPU_IS_LOST.
+    pattern: String.raw`\bGPU is lost\b|GPU_IS_LOST\b|ERR!\s{1,30}ERR!|Unable to determine the device handle for GPU|GPU requires reset|GPU reset required|uncorrectable NVLink error|RmInitAdapter failed|\bDCGM_FR_(?:XID_ERROR|FALLEN_OFF_BUS|GPU_LOST|NVLINK_DOWN|NVLINK_ERROR_CRITICAL|UNCONTAINED_ERROR)\b`,
+    error_type: 'gpu_xid',
+    severity: 'critical',
+    subsystem: 'gpu',
+    priority: 96,
+  },
+  {
+    name: 'gpu_xid_application',
+    pattern: String.raw`${XID}(?<xid>${APP_XIDS})\b`,
+    error_type: null,
+    severity: 'warning',
+    subsystem: 'gpu',
+    priority: 5,
+    description: 'An Xid that usually follows an application fault; the log says more',
+  },
+  {
+    name: 'gpu_xid_application_alone',
+    // The same Xids with no application fault anywhere in the text (a dmesg excerpt, a node report): then
+    // nothing else explains them, and the GPU is what a person must look at.
+    pattern: String.raw`${XID}(?<xid>${APP_XIDS})\b`,
+    // An exception class name (RuntimeError:, c10::Error:); the driver's own "Graphics Exception:" is no such fault.
+    excludes: String.raw`Traceback \(most recent call last\)|\b\w+(?:Error|Exception):|CUDA error|illegal memory access|Segmentation fault|core dumped|\bKilled\b`,
+    error_type: 'gpu_xid',
+    severity: 'error',
+    subsystem: 'gpu',
+    priority: 6,
+  },
+  {
+    name: 'gpu_xid_launch_failure',
+    // An application Xid under a kernel that died with "unspecified launch failure" and no fault of the program's
+    // own (no illegal address, no assert): the launch failed in the GPU, the usual face of a failing board.
+    pattern: String.raw`${XID}(?<xid>${APP_XIDS})\b`,
+    requires: String.raw`unspecified launch failure|CUDA_ERROR_LAUNCH_FAILED|cudaErrorLaunchFailure`,
+    excludes: String.raw`illegal memory access|illegal instruction|misaligned address|device-side assert`,
+    error_type: 'gpu_xid',
+    severity: 'error',
+    subsystem: 'gpu',
+    priority: 7,
+  },
+];

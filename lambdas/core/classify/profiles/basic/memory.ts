@@ -1,0 +1,74 @@
+import type { SignalInput } from '../../schema.js';
+import { LINE_PREFIX, SIZE } from './patterns.js';
+
+/** Memory: the GPU out of memory, the host out of memory (the kernel's OOM killer, signal 9). */
+export const MEMORY_SIGNALS: readonly SignalInput[] = [
+  {
+    name: 'cuda_oom',
+    pattern: String.raw`(?:CUDA|HIP) out of memory\.?(?:\s*Tried to allocate (?<alloc_size>${SIZE}))?(?:[.\s(]*GPU (?<gpu>\d+)[;,]?\s(?:has a total capa\w* of )?(?<gpu_total>${SIZE}))?`,
+    fields: ['alloc_size', 'gpu', 'gpu_total'],
+    error_type: 'oom',
+    severity: 'critical',
+    subsystem: 'cuda',
+    priority: 90,
+  },
+  {
+    name: 'cuda_oom_other',
+    // TensorFlow and XLA call an allocation failure ResourceExhausted, in their two spellings.
+    pattern: String.raw`(?:ResourceExhaustedError|RESOURCE_EXHAUSTED)\b[^\n]{0,200}(?:memory|\bOOM\b|allocat)|CUDA (?:driver |runtime )?error(?: \(2\))?\s*:?\s*out of memory|CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|torch\.(?:cuda\.)?OutOfMemoryError|NCCL WARN Cuda failure '?out of memory|Failed to CUDA calloc|RESOURCE_EXHAUSTED: Out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|hipErrorOutOfMemory|HIP error:\s?out of memory|No available memory for the cache blocks|\b(?:NPU|XPU|MPS backend|GPU) out of memory|OOM when allocating tensor|cuda\w*(?:Malloc|Alloc)\w*[^\n]{0,100}out of memory|\bAllocator \(\w{1,40}\) ran out of memory trying to allocate|\b(?:Error|error|failure)\s?\[(?:CUDA|HIP)\]\s?:\s?out of memory|\b(?:not enough|insufficient) (?:free )?(?:GPU|device|CUDA|VRAM|video) memory\b|failed to allocate [\d.]+\s?[KMGT]?i?B? \(\d+ bytes\) from device`,
+    // TensorFlow's stream executor logs each failed device allocation ("failed to allocate 7.35G (… bytes) from
+    // device: CUDA_ERROR_OUT_OF_MEMORY", hipError_t(1002) on ROCm) whatever the driver's own code says.
+    // TensorFlow's BFC allocator warns "ran out of memory" and says when it is no failure (it retries smaller).
+    unless: String.raw`is not a failure`,
+    error_type: 'oom',
+    severity: 'critical',
+    subsystem: 'cuda',
+    priority: 89,
+  },
+  {
+    name: 'host_oom_kill',
+    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory|\bOOMKilled\b|\boom[-_ ]kill(?:ed)? events?\b|out-of-memory handler|exceeded (?:its |the |step |job )?memory limit|task \d+: Out Of Memory|\bOUT_OF_MEMORY\b|by the OOM[- ]killer\b|\b(?:was|got|been|being) OOM[- ]?killed\b|\bKilled process \d+ \([^)\n]{1,64}\)[^\n]{0,40}(?:total-vm|anon-rss)|\boom_reaper: reaped process|\bRay killed this worker\b|\bkilled this worker\b[^\n]{0,300}\bmemory\b|\bkilled due to (?:the node running low on memory|memory (?:pressure|overuse|usage))`,
+    // Kubernetes says OOMKilled, SLURM's cgroup counts oom-kill events or says a job exceeded its memory limit,
+    // sacct reports OUT_OF_MEMORY: the same kernel OOM kill, seen by the scheduler. The kernel's own lines may lose their
+    // prefix in an excerpt ("Killed process N (python) total-vm…", the oom_reaper); Ray's memory monitor kills a
+    // worker itself and says memory was why.
+    error_type: 'cpu_oom_killed',
+    severity: 'critical',
+    subsystem: 'host',
+    priority: 86,
+  },
+  {
+    name: 'host_alloc_failed',
+    pattern: String.raw`DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|${LINE_PREFIX}(?:[\w.]{0,60}\._)?(?:Array)?MemoryError\b|Cannot allocate memory|Unable to allocate \d+(?:\.\d+)?\s?[KMGTP]i?B for an array|'std::bad_alloc'|what\(\):\s*std::bad_alloc\b|\[Errno 12\]|\bENOMEM\b`,
+    // C++ throws std::bad_alloc when new finds no memory; errno 12 (ENOMEM) is the kernel refusing an allocation or fork.
+    error_type: 'cpu_oom_killed',
+    severity: 'critical',
+    subsystem: 'host',
+    priority: 84,
+  },
+  {
+    name: 'dataloader_killed',
+    pattern: String.raw`DataLoader worker \(pid (?<pid>\d+)\) is killed by signal: Killed`,
+    error_type: 'cpu_oom_killed',
+    severity: 'critical',
+    subsystem: 'host',
+    priority: 82,
+  },
+  {
+    name: 'sigkill',
+    pattern: String.raw`^\s*(?:Killed|已杀死|已砍掉|強制終了|Getötet|Убито|Processus arrêté|Ucciso|Terminado \(killed\)|죽었음)\s*$|: line \d+:\s+\d+ Killed\b|exit(?:ed with)? (?:code|status)[ :=]*(?<exit_code>137|-9)\b|\bdied with signal (?:9|SIGKILL)\b|exitcode\s*:\s*(?<torch_exitcode>-9)\b|(?:return|exit) (?:code|status)\s*[=:]?\s*-9\b|Signal 9 \(SIGKILL\)|Signals\.SIGKILL|(?:killed|terminated) (?:by|with) (?:signal )?(?:SIGKILL|9)\b|^\w{0,10}sh: killed\s|^\[\d+\]\+?\s+(?:\d+\s+)?Killed\s|\btasks? [\d,-]{1,40}: Killed\b|\b(?:exited|terminated|killed|died|stopped|interrupted|ended) (?:with|by|due to|on|from) (?:the )?signal:? ?(?:9|SIGKILL|Killed)\b|\bsignal 9[:,]? \(?SIGKILL\b`,
+    // srun reports a task the kernel killed as "task 0: Killed"; process managers say a child "exited with signal 9",
+    // "interrupted by signal 9: SIGKILL", "killed by signal: Killed" (whatever the verb, signal 9 is SIGKILL).
+    // A Python subprocess "returned non-zero exit status -9", mp.spawn "terminated with signal SIGKILL", a shell
+    // "zsh: killed  python …" or a job-control "[1]+ Killed  python …". Bash prints strsignal(SIGKILL) in the user's
+    // locale: "已杀死" (zh_CN), "強制終了" (ja), "Getötet" (de) … alone on a line, the same kill.
+    // SLURM cancels a job (scancel, its time limit, a preemption) with SIGTERM and, KillWait seconds later, SIGKILL:
+    // srun then reports its tasks Killed, but the scheduler stopped the job, not the OOM killer.
+    excludes: String.raw`CANCELLED AT \S+|DUE TO (?:TIME LIMIT|PREEMPTION|NODE FAIL)`,
+    error_type: 'cpu_oom_killed',
+    severity: 'critical',
+    subsystem: 'host',
+    priority: 60,
+    description: 'SIGKILL with no other cause in sight: on a training host, nearly always the OOM killer',
+  },
+];

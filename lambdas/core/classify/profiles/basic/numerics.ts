@@ -1,0 +1,65 @@
+import type { SignalInput } from '../../schema.js';
+import { LOSS_KEY, NON_FINITE } from './patterns.js';
+
+/** Numerics: non-finite losses and gradients in any logger, a loss scale collapsed to its minimum. */
+export const NUMERICS_SIGNALS: readonly SignalInput[] = [
+  {
+    name: 'loss_not_finite',
+    // Separators of every logger: "loss: nan", "loss=nan", "loss nan", "loss is nan", a table's "| loss | nan |".
+    pattern: String.raw`${LOSS_KEY}\s*(?:is|=|:|\||of|became)?\s*${NON_FINITE}`,
+    fields: ['value'],
+    error_type: 'numerical_instability',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 80,
+  },
+  {
+    name: 'grad_norm_not_finite',
+    // With fp16 loss scaling a nan grad norm on a skipped step is routine; only a nan loss is a failure.
+    pattern: String.raw`\bgrad(?:ient)?[ _]?norm\b['"]?\s*(?:is|=|:|of)?\s*${NON_FINITE}`,
+    error_type: null,
+    severity: 'warning',
+    subsystem: 'training',
+    priority: 4,
+  },
+  {
+    name: 'grad_norm_not_finite_repeated',
+    // The same on three logged steps is no skipped step: the run has diverged (loss often reads 0.0 then).
+    pattern: String.raw`\bgrad(?:ient)?[ _]?norm\b['"]?\s*(?:is|=|:|of)?\s*${NON_FINITE}`,
+    min_lines: 3,
+    error_type: 'numerical_instability',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 78,
+  },
+  {
+    name: 'grads_not_finite_repeated',
+    // Trainers that check the gradients say so on each skipped step ("found inf or nan in gradients", "NaN/Inf
+    // detected in grads, skipping update"). One is a routine fp16 overflow; three logged in a row is a run whose
+    // every step overflows.
+    pattern: String.raw`\b(?:nan|inf)(?:\s?(?:/|or|and)\s?(?:nan|inf))?s?\b(?: values?)?(?: (?:found|detected|encountered))? in (?:the )?(?:local )?grad(?:ient)?s?\b`,
+    min_lines: 3,
+    error_type: 'numerical_instability',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 77,
+  },
+  {
+    name: 'loss_scale_minimum',
+    // Dynamic loss scaling halves the scale on each overflow; at 1 (or below) fp16 has no room left: every step
+    // overflows, whichever scaler (DeepSpeed, Apex, fairseq, Megatron) prints it.
+    pattern: String.raw`Current loss scale already at minimum|Minimum loss scale reached|loss scale [^\n]{0,300}below minimum|FloatingPointError|loss scale:? 1(?:\.0+)?, reducing to 1(?:\.0+)?(?![\d.])|loss scale from 1 to 1\b|Skipped \d+ iterations in a row due to Overflow|(?:reduc|sett|lower|decreas)\w* (?:the )?loss scale(?: to)?\s*:?\s*(?:0(?:\.\d+)?|1(?:\.0+)?|\d(?:\.\d+)?e-\d+)\b(?!\.\d)`,
+    error_type: 'numerical_instability',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 80,
+  },
+  {
+    name: 'nan_detected',
+    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|Found (?:Inf|NaN) or (?:NaN|Inf) global norm|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b|\bNan in summary histogram\b|\bdid not improve from [-+]?inf\b|\binvalid value \((?:nan|inf)\) encountered\b`,
+    error_type: 'numerical_instability',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 79,
+  },
+];

@@ -1,0 +1,59 @@
+import type { SignalInput } from '../../schema.js';
+
+/** Stopped from outside: spot and node preemption, scheduler limits and cancellations, SIGTERM/SIGINT. */
+export const STOP_SIGNALS: readonly SignalInput[] = [
+  {
+    name: 'spot_interruption',
+    pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|\b(?:is|was|been|being|got) preempted\b|^\s*Reason:\s*Evicted\b|\s\d+/\d+\s+Evicted\s|\bpod\b[^\n]{0,100}\bevicted\b|The node was low on resource|spot[ _-]?(?:instance[ _-]?)?interrupted|"action"\s*:\s*"(?:terminate|stop|hibernate)"\s*,\s*"time"|imminent node shutdown|\bnode is shutting down\b|Host EC2 \(instance [\w-]{1,40}\) terminated|instances\.preempted\b|\bpreemption (?:notice|signal|warning)\b|"EventType"\s*:\s*"(?:Preempt|Terminate)"|\bscheduled for termination\b|\b(?:instance|node) termination notice\b|\bReason:\s*Preempting\b|\s\d+[smhd]\s+default-scheduler\s+Preempt|auto-requeue signal|\bRequeu(?:e|ing) job \d+|\bSlurm[^\n]{0,40}\bsignal SIGUSR1\b|\bNode failure on\b|\b(?:node|instance|vm|tpu|pod|host|machine|worker|slice|job|allocation)s? (?:[\w.-]{1,60} )?preempted\b|\b(?:spot|preemptible)\b[^\n]{0,60}\breclaim(?:ed|ing)\b|\breclaim(?:ed|ing)\b[^\n]{0,40}\b(?:spot|preemptible)\b|\b(?:PreemptionBy\w{0,20}Scheduler|EvictionByEvictionAPI|TerminationByKubelet|DeletionByTaintManager)\b`,
+    // Kubernetes 1.26+ sets a DisruptionTarget condition whose reason says who took the pod away (the scheduler
+    // preempting it, an eviction, the kubelet shutting the node down, a taint); clouds say a node or VM was preempted
+    // or that the spot capacity was reclaimed.
+    // EC2's instance-action notice is a JSON object of an action and a time; kubelet's graceful node shutdown
+    // and AWS Batch's "Host EC2 (instance …) terminated" say the machine went away under the job. Azure's scheduled
+    // events say "EventType": "Preempt"; Kubernetes' scheduler records a Preempting event; a job that handles SLURM's
+    // pre-time-limit SIGUSR1 (Lightning's auto-requeue) is being stopped and requeued; srun reports a node failure.
+    // A note that a node was not (or would be, if …) preempted is no preemption.
+    unless: String.raw`\b(?:no|not|never|if|when|unless|whether)\b[^\n]{0,30}\bpreempted\b|\b(?:handler|listener|watcher|monitor)s? (?:is |was )?(?:installed|registered|enabled|started)\b`,
+    error_type: 'cancelled_preempted',
+    severity: 'error',
+    subsystem: 'scheduler',
+    priority: 88,
+  },
+  {
+    name: 'slurm_job_state',
+    // SLURM's own job states (sacct, scontrol show job, srun): upper case, case-sensitive, so that a sentence
+    // using the word is not one. An sacct row ends in its State and ExitCode columns ("CANCELLED+  0:15",
+    // "TIMEOUT  0:0"); slurmstepd says when a cancelled or timed-out job would not die.
+    pattern: String.raw`\b(?:PREEMPTED|NODE_FAIL)\b|JobState=(?:CANCELLED|TIMEOUT|DEADLINE|PREEMPTED)\b|\bCANCELLED by \d+\b|task(?:s [\d,-]{1,40}| \d+): Terminated\b|\s(?:CANCELLED\+?|TIMEOUT|DEADLINE)\s{1,40}\d{1,3}:\d{1,3}\s*$|DUE TO JOB NOT ENDING WITH SIGNALS`,
+    flags: '',
+    error_type: 'cancelled_preempted',
+    severity: 'error',
+    subsystem: 'scheduler',
+    priority: 54,
+  },
+  {
+    name: 'sigterm',
+    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: (?:1|2|15)\b|received (?:signal )?SIGTERM|Received (?:Signals\.)?(?:\d+|SIG[A-Z]+) death signal|\bSignalException\b|(?:terminated|killed) (?:by|with) (?:signal )?SIG(?:TERM|HUP|INT)\b|died with <Signals\.SIG(?:TERM|HUP|INT)\b|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|closing signal (?:Signals\.)?SIG(?:HUP|INT|QUIT)\b|Caught signal SIG(?:TERM|HUP)\b|\b(?:caught|got|handling|detected|trapped|intercepted) (?:signal )?SIG(?:TERM|HUP|INT)\b|\bSignal handler called with signal (?:1|2|15)\b|\bcancell?ed by (?:the )?(?:user|admin\w*|operator|scheduler)\b|\bjob killed: walltime \d+ exceeded\b|\bTERM_(?:RUNLIMIT|PREEMPT|OWNER|ADMIN|FORCE_OWNER|FORCE_ADMIN)\b|exceeded (?:hard|soft) wallclock time|\bMax(?:Runtime|WaitTime)Exceeded\b|\bKilling\s{1,40}[^\n]{0,120}Stopping container\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|\b(?:received|caught) signal:? (?:1|2|15)\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted|\bexceeded (?:its |the |the job's |job )?(?:wall ?(?:clock )?time|time ?limit|run ?time limit)\b|\b(?:wall ?(?:clock )?time|job time) limit (?:exceeded|reached|expired)\b`,
+    // A job that ran out of wall time in any scheduler's words was stopped from outside, like a SLURM TIME LIMIT.
+    // torchrun stopping its own workers after one failed: a consequence, not an outside stop.
+    // SIGINT lines belong to the sigint signal below.
+    unless: String.raw`\bSIGINT\b|\bsignal:? 2\b|\b2 death signal\b|closing signal (?:Signals\.)?SIGTERM|\b(?:if|when|before|unless)\b[^\n]{0,30}\b(?:wall ?(?:clock )?time|time ?limit)`,
+    error_type: 'cancelled_preempted',
+    severity: 'error',
+    subsystem: 'scheduler',
+    priority: 55,
+  },
+  {
+    name: 'sigint',
+    // SIGINT is Ctrl-C: a person (or a launcher forwarding it) stopped the job, which a restart undoes, unless the
+    // stacks printed on the way out sit in a wait (a queue, a lock, a socket, a collective) away from any launcher's
+    // child-waiting code: then the person stopped a job that was stuck, and the stall signals say so.
+    pattern: String.raw`Received (?:Signals\.)?(?:2|SIGINT) death signal|closing signal (?:Signals\.)?SIGINT\b|\bgot signal: 2\b|Signal 2 \(SIGINT\) received|\b(?:received|caught|got|handling|detected|trapped|intercepted) (?:signal:? )?(?:SIGINT|2)\b|\bSIGINT received\b|(?:terminated|killed) (?:by|with) (?:signal )?SIGINT\b|died with <Signals\.SIGINT\b|\bSignal handler called with signal 2\b`,
+    excludes: String.raw`^\s*File "(?![^"\n]{0,300}(?:subprocess|/elastic/|/launch|/launcher/|/run\.py"))[^"\n]{1,300}", line \d+,? in (?:wait|wait_for|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|join|synchronize|barrier|monitored_barrier|all_reduce|all_gather\w{0,20}|reduce_scatter\w{0,20}|broadcast\w{0,20}|wait_for_everyone|_try_get_data|_get_data|accept)\s*$`,
+    flags: 'im',
+    error_type: 'cancelled_preempted',
+    severity: 'error',
+    subsystem: 'scheduler',
+    priority: 55,
+  },
+];
