@@ -1,5 +1,13 @@
 import type { SignalInput } from '../schema.js';
 
+// What a crash prints about itself: a backtrace or dump that says so is a crash, not a stall.
+const CRASHED = String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped`;
+// The same with the fatal signals named, for native backtraces (a SIGSEGV'd thread also sits in a wait).
+const FATAL_SIGNAL = String.raw`${CRASHED}|\bSIGSEGV\b|\bSIGABRT\b|Segmentation fault|received signal`;
+// Python functions that block until something else happens (a queue, a lock, an event, a socket, select/poll, a
+// CUDA synchronize, a collective or barrier, a thread join): a stack whose innermost frame is one of them waits.
+const WAITING_FRAME = String.raw`wait|wait_for|_wait_for_tstate_lock|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|readinto|join|synchronize|barrier|monitored_barrier|_store_based_barrier|all_reduce|all_gather\w{0,20}|reduce_scatter\w{0,20}|broadcast\w{0,20}|all_to_all\w{0,20}|wait_for_everyone|accept`;
+
 /** A process alive but not progressing: hangs and deadlocks, as logs and watchdogs report them. */
 export const STALL_SIGNALS: readonly SignalInput[] = [
   {
@@ -70,7 +78,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // condition or a socket is merely waiting for a peer.
     pattern: String.raw`^#\d\s+(?:0x[0-9a-f]+ in )?(?:__GI___lll_lock_wait\w*|__lll_lock_wait\w*|__GI___pthread_mutex_lock|___?pthread_mutex_lock\w*|lll_mutex_lock\w*)\b`,
     requires: String.raw`\(gdb\)|^Thread \d+ \(Thread 0x[0-9a-f]+|^#\d+\s+0x[0-9a-f]+ in `,
-    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped|\bSIGSEGV\b|\bSIGABRT\b|Segmentation fault|received signal`,
+    excludes: FATAL_SIGNAL,
     flags: 'im',
     error_type: 'deadlock',
     severity: 'error',
@@ -103,7 +111,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // a process stuck, not a crash (a crash's backtrace says which signal killed it).
     pattern: String.raw`^#0\s+(?:0x[0-9a-f]+ in )?(?:pthread_cond_(?:timed)?wait|__futex_abstimed_wait\w*|futex_wait\w*|do_futex_wait\w*|__lll_lock_wait\w*|sem_(?:timed)?wait|sched_yield|epoll_wait|__GI___poll|poll|select|__?nanosleep)\b`,
     requires: String.raw`\(gdb\)`,
-    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped`,
+    excludes: CRASHED,
     flags: 'im',
     error_type: 'hang',
     severity: 'error',
@@ -117,7 +125,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // until something else happens. Crash backtraces say which signal ended them and are excluded.
     pattern: String.raw`^#\d+\s+(?:0x[0-9a-f]+ in )?(?:[\w:<>]{0,200}::)?(?:pthread_cond_(?:timed|clock)?wait\w*|__futex_abstimed_wait\w*|futex_wait\w*|do_futex_wait\w*|sem_(?:timed|clock)?wait\w*|AbslInternalPerThreadSemWait\w*|Mutex::(?:Await\w*|Block)|CondVar::Wait\w*|condition_variable::wait\w*|cu(?:da)?(?:Stream|Event|Device|Ctx)Synchronize)\b`,
     requires: String.raw`^#\d+\s+0x[0-9a-f]+ in `,
-    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped|\bSIGSEGV\b|\bSIGABRT\b|Segmentation fault|received signal`,
+    excludes: FATAL_SIGNAL,
     flags: 'im',
     error_type: 'hang',
     severity: 'error',
@@ -130,7 +138,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // crash opened in gdb says which signal killed it, and that is a crash, not a stall.
     // gdb takes abbreviations ("info thread", "thr apply all bt", "where").
     pattern: String.raw`^\(gdb\)\s*(?:thr\w* apply all|info thr\w*|bt|backtrace|py-bt|where)\b`,
-    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped|Segmentation fault`,
+    excludes: String.raw`${CRASHED}|Segmentation fault`,
     flags: 'im',
     error_type: 'hang',
     severity: 'error',
@@ -155,7 +163,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // select/poll, a CUDA synchronize, a collective or barrier, a thread join): the user stopped a process that
     // sat waiting, i.e. a stuck one. A launcher waiting on its children (subprocess.py) is no such wait: Ctrl-C
     // on a launcher always lands there, whatever its workers did.
-    pattern: String.raw`File "[^"\n]{1,300}", line \d+,? in (?:wait|wait_for|_wait_for_tstate_lock|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|readinto|join|synchronize|_cuda_synchronize|barrier|monitored_barrier|_store_based_barrier|all_reduce|all_gather\w{0,20}|_all_gather_base|reduce_scatter\w{0,20}|_reduce_scatter_base|broadcast\w{0,20}|all_to_all\w{0,20}|wait_for_everyone|_wait_for_workers|accept)\s*$`,
+    pattern: String.raw`File "[^"\n]{1,300}", line \d+,? in (?:${WAITING_FRAME}|_cuda_synchronize|_all_gather_base|_reduce_scatter_base|_wait_for_workers)\s*$`,
     unless: String.raw`subprocess\.py"`,
     requires: String.raw`^[^\n]{0,80}KeyboardInterrupt\s*$`,
     flags: 'im',
@@ -169,7 +177,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // Python frames with no exception anywhere, the innermost ones waiting (a queue, a lock, an event, a socket, a
     // collective): a stack printed from a process that was not failing (a dump, or a Ctrl-C whose last line was not
     // kept), i.e. one that sat waiting. A crash's traceback always ends in the exception it raised.
-    pattern: String.raw`^\s*File "[^"\n]{1,300}", line \d+,? in (?:wait|wait_for|_wait_for_tstate_lock|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|readinto|join|synchronize|barrier|monitored_barrier|_store_based_barrier|all_reduce|all_gather\w{0,20}|reduce_scatter\w{0,20}|broadcast\w{0,20}|all_to_all\w{0,20}|wait_for_everyone|_try_get_data|_get_data|accept)\s*$`,
+    pattern: String.raw`^\s*File "[^"\n]{1,300}", line \d+,? in (?:${WAITING_FRAME}|_try_get_data|_get_data)\s*$`,
     // Two frames at least (a frame, its source lines, the next frame): one quoted frame is no stack.
     requires: String.raw`^\s*File "[^"\n]{1,300}", line \d+,? in \w+\s*\n(?:[^\n]*\n){0,3}\s*File "`,
     // Case-sensitive: an exception class is CamelCase. A launcher waiting on its children is no such wait.
