@@ -1,6 +1,8 @@
 import { type Profile, type ProfileInput, ProfileSchema } from '../schema.js';
 import { BASIC_SIGNALS } from './basic.js';
 import { NCCL_SIGNALS } from './nccl.js';
+import { PROGRESS_SIGNALS } from './progress.js';
+import { RAISED_SIGNALS } from './raised.js';
 import { STALL_SIGNALS } from './stall.js';
 
 const DEFINITIONS: readonly ProfileInput[] = [
@@ -12,17 +14,17 @@ const DEFINITIONS: readonly ProfileInput[] = [
   {
     name: 'nccl',
     description: 'basic plus NCCL, process-group timeouts and the network',
-    signals: [...BASIC_SIGNALS, ...NCCL_SIGNALS],
+    signals: [...BASIC_SIGNALS, ...NCCL_SIGNALS, ...RAISED_SIGNALS],
   },
   {
     name: 'stall',
     description: 'basic plus hangs and deadlocks',
-    signals: [...BASIC_SIGNALS, ...STALL_SIGNALS],
+    signals: [...BASIC_SIGNALS, ...STALL_SIGNALS, ...PROGRESS_SIGNALS],
   },
   {
     name: 'production',
     description: 'every built-in signal (the default)',
-    signals: [...BASIC_SIGNALS, ...NCCL_SIGNALS, ...STALL_SIGNALS],
+    signals: [...BASIC_SIGNALS, ...NCCL_SIGNALS, ...STALL_SIGNALS, ...PROGRESS_SIGNALS, ...RAISED_SIGNALS],
   },
 ];
 

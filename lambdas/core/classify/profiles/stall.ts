@@ -1,12 +1,18 @@
 import type { SignalInput } from '../schema.js';
 
 // What a crash prints about itself: a backtrace or dump that says so is a crash, not a stall.
-const CRASHED = String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped`;
+export const CRASHED = String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped`;
 // The same with the fatal signals named, for native backtraces (a SIGSEGV'd thread also sits in a wait).
-const FATAL_SIGNAL = String.raw`${CRASHED}|\bSIGSEGV\b|\bSIGABRT\b|Segmentation fault|received signal`;
+export const FATAL_SIGNAL = String.raw`${CRASHED}|\bSIGSEGV\b|\bSIGABRT\b|Segmentation fault|received signal`;
 // Python functions that block until something else happens (a queue, a lock, an event, a socket, select/poll, a
 // CUDA synchronize, a collective or barrier, a thread join): a stack whose innermost frame is one of them waits.
-const WAITING_FRAME = String.raw`wait|wait_for|_wait_for_tstate_lock|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|readinto|join|synchronize|barrier|monitored_barrier|_store_based_barrier|all_reduce|all_gather\w{0,20}|reduce_scatter\w{0,20}|broadcast\w{0,20}|all_to_all\w{0,20}|wait_for_everyone|accept`;
+export const WAITING_FRAME = String.raw`wait|wait_for|_wait_for_tstate_lock|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|readinto|join|synchronize|barrier|monitored_barrier|_store_based_barrier|all_reduce|all_gather\w{0,20}|reduce_scatter\w{0,20}|broadcast\w{0,20}|all_to_all\w{0,20}|wait_for_everyone|accept`;
+
+// A CUDA call that failed: the process raised, it did not wait. A stack printed around one (the C++ frames of a
+// watchdog that caught it, a dump taken on the way out) is a crash's, and a stall signal must not outrank it.
+export const RAISED_CUDA = String.raw`CUDA error: |an illegal memory access was encountered|device-side assert triggered|unspecified launch failure|CUDNN_STATUS_(?!SUCCESS)[A-Z_]+|CUBLAS_STATUS_(?!SUCCESS)[A-Z_]+`;
+// What a py-spy, gdb or faulthandler dump of a live process starts each thread with.
+export const DUMP_MARK = String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)(?:\+gil)?\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`;
 
 /** A process alive but not progressing: hangs and deadlocks, as logs and watchdogs report them. */
 export const STALL_SIGNALS: readonly SignalInput[] = [
@@ -42,8 +48,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // c10d_logger; a native stack waits in NCCL, ProcessGroupNCCL, or a blocking CUDA call (a synchronize, a copy
     // that drains the stream) behind a kernel that never finishes.
     pattern: String.raw`[(/](?:torch/distributed/(?:distributed_c10d|c10d_logger)|deepspeed/comm/\w+)\.py:\d+\)|distributed_c10d\.py"?, line \d+,? in \w+|\bin (?:nccl[A-Z]\w*|c10d::ProcessGroupNCCL::\w+(?:::\w+)?|cu(?:da)?(?:Stream|Device|Event)Synchronize|cu(?:da)?Memcpy\w{0,20})\s*\(`,
-    requires: String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)(?:\+gil)?\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
-    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error`,
+    requires: DUMP_MARK,
+    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|${RAISED_CUDA}`,
     flags: 'im',
     error_type: 'hang',
     severity: 'error',
@@ -54,7 +60,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     name: 'stack_in_dataloader',
     // The same, with the frames in the DataLoader's queue or its workers: the classic DataLoader deadlock.
     pattern: String.raw`[(/]torch/utils/data/(?:dataloader|_utils/\w+)\.py:\d+\)|data/dataloader\.py", line \d+ in \w+`,
-    requires: String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)(?:\+gil)?\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`,
+    requires: DUMP_MARK,
+    excludes: RAISED_CUDA,
     flags: 'im',
     error_type: 'deadlock',
     severity: 'error',
@@ -65,7 +72,9 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     name: 'stack_dump',
     // Someone dumped every thread of a live process (py-spy dump, gdb "thread apply all bt", a faulthandler
     // timeout): that is what people do to a job that stopped progressing. A crash's backtrace is not this.
-    pattern: String.raw`^\s*Thread (?:(?:\d+|0x[0-9A-Fa-f]+) )?\((?:idle|active)(?:\+gil)?\): "MainThread"|^\(gdb\) thread apply all bt|^Timeout \(\d+:\d\d:\d\d\)!|^Python v\d+\.\d+\.\d+ \(/`,
+    // py-spy names every thread it dumps, the main one or not ("Thread 0x7F… (idle): "Thread-3"").
+    pattern: String.raw`^\s*Thread (?:(?:\d+|0x[0-9A-Fa-f]+) )?\((?:idle|active)(?:\+gil)?\): "[^"\n]{1,100}"|^\(gdb\) thread apply all bt|^Timeout \(\d+:\d\d:\d\d\)!|^Python v\d+\.\d+\.\d+ \(/`,
+    excludes: RAISED_CUDA,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',
@@ -78,7 +87,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // condition or a socket is merely waiting for a peer.
     pattern: String.raw`^#\d\s+(?:0x[0-9a-f]+ in )?(?:__GI___lll_lock_wait\w*|__lll_lock_wait\w*|__GI___pthread_mutex_lock|___?pthread_mutex_lock\w*|lll_mutex_lock\w*)\b`,
     requires: String.raw`\(gdb\)|^Thread \d+ \(Thread 0x[0-9a-f]+|^#\d+\s+0x[0-9a-f]+ in `,
-    excludes: FATAL_SIGNAL,
+    excludes: String.raw`${FATAL_SIGNAL}|${RAISED_CUDA}`,
     flags: 'im',
     error_type: 'deadlock',
     severity: 'error',
@@ -90,6 +99,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // gdb's py-bt and py-spy print "Waiting for the GIL" for a thread blocked taking it: in a dump of a stuck process,
     // the GIL held by a thread that itself waits on a lock (a lock-order inversion), i.e. a deadlock.
     pattern: String.raw`^\s*(?:Thread \S+ \S+ )?Waiting for the GIL\s*$`,
+    excludes: RAISED_CUDA,
     flags: 'im',
     error_type: 'deadlock',
     severity: 'error',
@@ -111,7 +121,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // a process stuck, not a crash (a crash's backtrace says which signal killed it).
     pattern: String.raw`^#0\s+(?:0x[0-9a-f]+ in )?(?:pthread_cond_(?:timed)?wait|__futex_abstimed_wait\w*|futex_wait\w*|do_futex_wait\w*|__lll_lock_wait\w*|sem_(?:timed)?wait|sched_yield|epoll_wait|__GI___poll|poll|select|__?nanosleep)\b`,
     requires: String.raw`\(gdb\)`,
-    excludes: CRASHED,
+    excludes: String.raw`${CRASHED}|${RAISED_CUDA}`,
     flags: 'im',
     error_type: 'hang',
     severity: 'error',
@@ -125,7 +135,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // until something else happens. Crash backtraces say which signal ended them and are excluded.
     pattern: String.raw`^#\d+\s+(?:0x[0-9a-f]+ in )?(?:[\w:<>]{0,200}::)?(?:pthread_cond_(?:timed|clock)?wait\w*|__futex_abstimed_wait\w*|futex_wait\w*|do_futex_wait\w*|sem_(?:timed|clock)?wait\w*|AbslInternalPerThreadSemWait\w*|Mutex::(?:Await\w*|Block)|CondVar::Wait\w*|condition_variable::wait\w*|cu(?:da)?(?:Stream|Event|Device|Ctx)Synchronize)\b`,
     requires: String.raw`^#\d+\s+0x[0-9a-f]+ in `,
-    excludes: FATAL_SIGNAL,
+    excludes: String.raw`${FATAL_SIGNAL}|${RAISED_CUDA}`,
     flags: 'im',
     error_type: 'hang',
     severity: 'error',
@@ -138,7 +148,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // crash opened in gdb says which signal killed it, and that is a crash, not a stall.
     // gdb takes abbreviations ("info thread", "thr apply all bt", "where").
     pattern: String.raw`^\(gdb\)\s*(?:thr\w* apply all|info thr\w*|bt|backtrace|py-bt|where)\b`,
-    excludes: String.raw`${CRASHED}|Segmentation fault`,
+    excludes: String.raw`${CRASHED}|Segmentation fault|${RAISED_CUDA}`,
     flags: 'im',
     error_type: 'hang',
     severity: 'error',
@@ -181,7 +191,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // Two frames at least (a frame, its source lines, the next frame): one quoted frame is no stack.
     requires: String.raw`^\s*File "[^"\n]{1,300}", line \d+,? in \w+\s*\n(?:[^\n]*\n){0,3}\s*File "`,
     // Case-sensitive: an exception class is CamelCase. A launcher waiting on its children is no such wait.
-    excludes: String.raw`\b[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b|\b[a-z]\w*\.\w*(?:Error|Exception)\b|Fatal Python error|Segmentation fault|core dumped|subprocess\.py"`,
+    excludes: String.raw`\b[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b|\b[a-z]\w*\.\w*(?:Error|Exception)\b|Fatal Python error|Segmentation fault|core dumped|subprocess\.py"|${RAISED_CUDA}`,
     flags: 'm',
     error_type: 'hang',
     severity: 'error',
@@ -194,7 +204,7 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     // own): "Thread 0x… (most recent call first):". On a fatal signal it prints the same after "Fatal Python
     // error", which is a crash, not a stall.
     pattern: String.raw`^\s*(?:Current thread|Thread) 0x[0-9a-f]{4,16} \(most recent call first\):`,
-    excludes: String.raw`Fatal Python error|Segmentation fault|\bSIGSEGV\b|\bSIGABRT\b|core dumped|Bus error|Floating point exception`,
+    excludes: String.raw`Fatal Python error|Segmentation fault|\bSIGSEGV\b|\bSIGABRT\b|core dumped|Bus error|Floating point exception|${RAISED_CUDA}`,
     flags: 'im',
     error_type: 'hang',
     severity: 'error',
