@@ -16,7 +16,9 @@ export const PROGRESS_SIGNALS: readonly SignalInput[] = [
     name: 'kernel_hung_task',
     // The kernel's khungtaskd: "INFO: task python:4211 blocked for more than 120 seconds." A task in
     // uninterruptible sleep (a dead NFS mount, a GPU driver call that never returns) cannot be killed or progress.
-    pattern: String.raw`\btask [^\n]{1,80}:\d+ blocked for more than \d+ seconds`,
+    // Its siblings say a CPU or RCU stalled ("soft lockup - CPU#3 stuck for 22s!", "rcu_sched self-detected stall").
+    pattern: String.raw`\btask [^\n]{1,80}:\d+ blocked for more than \d+ seconds|\bsoft lockup - CPU#\d+ stuck for \d+s\b|\brcu_\w{0,20} (?:self-)?detected (?:expedited )?stalls?\b`,
+    excludes: RAISED_CUDA,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'host',
@@ -27,6 +29,7 @@ export const PROGRESS_SIGNALS: readonly SignalInput[] = [
     // NFS ("nfs: server fs01 not responding, still trying"), and Lustre's lost connection whose operations "will wait
     // for recovery": every read or write of the job blocks until the server is back.
     pattern: String.raw`\bserver [\w.:[\]-]{1,100} not responding\b|\bin progress operations using this service will wait for recovery\b`,
+    excludes: RAISED_CUDA,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'disk',
@@ -38,6 +41,7 @@ export const PROGRESS_SIGNALS: readonly SignalInput[] = [
     // exceeded without progress. "loss has not improved" (early stopping) counts no progress: it is no stall.
     pattern: String.raw`\b${PROGRESS_NOUN}(?: count(?:er)?)? (?:has|have)(?:n't| not) (?:advanced|progressed|moved|increased|changed|been updated|updated)\b|\bexceeded ${DURATION}\b[^\n]{0,30}\bwithout (?:any |a )?(?:progress|output|heartbeats?|logs?|completing|completion|response|updates?|advancing)\b|\b(?:step|iteration|collective|all_?reduce|barrier|rank \d+)\b[^\n]{0,60}\bis taking (?:much |far |significantly )?longer than (?:expected|usual|\d)`,
     unless: String.raw`\b(?:if|when|whenever|unless)\b`,
+    excludes: RAISED_CUDA,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',
@@ -49,6 +53,7 @@ export const PROGRESS_SIGNALS: readonly SignalInput[] = [
     // within its limit. Its settings ("watchdog timeout set to 600") are no firing.
     pattern: String.raw`\bwatchdog\b[^\n]{0,100}\b(?:timed out|expired|triggered|fired|detected (?:a )?(?:hang|stall))\b|\b(?:hang|stall) watchdog\b[^\n]{0,60}\b(?:timeout|killing|terminating|aborting)\b`,
     unless: String.raw`\b(?:set|setting|configured|enabled|if|when|will)\b`,
+    excludes: RAISED_CUDA,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',
@@ -80,5 +85,42 @@ export const PROGRESS_SIGNALS: readonly SignalInput[] = [
     severity: 'error',
     subsystem: 'training',
     priority: 31,
+  },
+  {
+    name: 'waiting_repeated',
+    // A launcher or store that says it is still waiting, again and again ("Waiting in store based barrier …",
+    // "waiting for 3 workers to join"): once is set-up, five times is a job stuck before its first step.
+    pattern: String.raw`\bWaiting in store[ _-]based barrier\b|\bwaiting for (?:\d+ |all |the )?(?:other |remaining )?(?:workers?|ranks?|peers?|processes|clients|nodes|hosts) to (?:join|connect|arrive|register|start)\b|\bstill waiting (?:for|on)\b`,
+    min_lines: 5,
+    excludes: RAISED_CUDA,
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'distributed',
+    priority: 24,
+  },
+  {
+    name: 'live_process_inspected',
+    // Tools people point at a process that stopped moving, each printing its own mark: the kernel stack of a task
+    // in a wait (/proc/PID/stack: "[<0>] futex_wait_queue_me+0x…"), strace attached to a task blocked in a futex or a
+    // poll, py-spy top's table header, gdb attaching to a running process (a crash is opened from its core instead).
+    pattern: String.raw`^\[<[0-9a-f]+>\] (?:futex_wait\w{0,20}|do_wait|pipe_wait\w{0,10}|poll_schedule_timeout\w{0,10}|do_sys_poll|ep_poll|do_select|sk_wait_data|unix_stream_\w{1,30}|wait_for_completion\w{0,20}|schedule\w{0,20}|nv\w{0,40}|uvm_\w{1,40})\+0x|^\s*(?:\[pid\s+\d+\]\s+)?(?:futex\(0x[0-9a-f]+, FUTEX_WAIT\w{0,30}|epoll_wait\(\d|poll\(\[|ppoll\(\[|select\(\d|wait4\(-?\d)|^\s*%Own\s+%Total\s+OwnTime\s+TotalTime\s+Function\b|^Attaching to (?:process \d+|program:? )`,
+    excludes: String.raw`${FATAL_SIGNAL}|${RAISED_CUDA}`,
+    flags: 'm',
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 27,
+  },
+  {
+    name: 'progress_bar_frozen',
+    // A tqdm bar still at zero items with ten minutes or more elapsed and no rate ("0/500 [12:41<?, ?it/s]"): the
+    // first step never finished.
+    pattern: String.raw`(?:^|[\s|])0/\d+ \[(?:\d{1,3}:\d\d:\d\d|[1-5]\d:\d\d)<\?, \?(?:it|s|ba|batch|step)/s\]`,
+    flags: 'm',
+    excludes: RAISED_CUDA,
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 25,
   },
 ];
