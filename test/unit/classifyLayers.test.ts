@@ -1,0 +1,212 @@
+import { describe, expect, it } from 'vitest';
+import { classify, classifyDetailed } from '../../lambdas/core/classify/index.js';
+
+// Fourth blind round: the layers around a training process (the kernel, a file system, a progress watchdog, native
+// and live-process tools, sockets by errno, stores, schedulers) and the class of the exception raised as a last
+// resort. Synthetic lines written from each tool's format, never corpus excerpts, never counted as accuracy; each row
+// names the signal it exercises.
+const FAILURES: readonly (readonly [string, string, string])[] = [
+  // The kernel and the file systems under a stuck job.
+  ['hang', 'kernel_hung_task', '[86400.1] INFO: task python3:40211 blocked for more than 120 seconds.'],
+  ['hang', 'kernel_hung_task', 'watchdog: BUG: soft lockup - CPU#12 stuck for 23s! [python:4021]'],
+  ['hang', 'kernel_hung_task', 'rcu: INFO: rcu_sched self-detected stall on CPU'],
+  ['hang', 'storage_not_responding', '[123.4] nfs: server fs01.internal not responding, still trying'],
+  ['hang', 'storage_not_responding', 'Timeout, server 10.0.0.5 not responding.'],
+  [
+    'hang',
+    'storage_not_responding',
+    'Lustre: lustre-OST0003-osc: Connection to lustre-OST0003 (at 10.0.0.9@o2ib) was lost; in progress operations using this service will wait for recovery to complete',
+  ],
+  // Progress watchdogs of any framework.
+  ['hang', 'progress_not_advancing', '[monitor] global_step has not advanced in 900 s, dumping stacks'],
+  ['hang', 'progress_not_advancing', 'ERROR: heartbeat counter has not been updated for 20 minutes'],
+  ['hang', 'progress_not_advancing', 'Training exceeded 1800 seconds without progress; aborting'],
+  ['hang', 'progress_not_advancing', 'rank 3: allreduce at step 1200 is taking longer than expected (605 s)'],
+  ['hang', 'watchdog_fired', '[E] step watchdog expired after 600 s: no step completed'],
+  ['hang', 'watchdog_fired', 'hang watchdog: no progress, terminating the job'],
+  ['hang', 'hang_reported', 'training is stuck after 3 epochs with 100% GPU utilisation'],
+  ['hang', 'hang_reported', 'Evaluation hangs at 97% and never returns'],
+  ['hang', 'progress_bar_frozen', 'Epoch 0:   0%|          | 0/3125 [45:02<?, ?it/s]'],
+  ['hang', 'progress_bar_frozen', ' 0%|          | 0/100 [1:02:11<?, ?it/s]'],
+  // Launchers and stores that keep saying they wait.
+  [
+    'hang',
+    'waiting_repeated',
+    Array.from(
+      { length: 6 },
+      (_, i) =>
+        `I0101 00:0${i}:00 distributed_c10d.py:280] Waiting in store based barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 (world_size=8, worker_count=${i + 1}, timeout=0:30:00)`,
+    ).join('\n'),
+  ],
+  [
+    'hang',
+    'waiting_repeated',
+    Array.from({ length: 5 }, () => '[launcher] still waiting for 2 workers to join').join('\n'),
+  ],
+  // Native and live-process dumps without gdb's prompt.
+  [
+    'hang',
+    'native_thread_polling',
+    'Thread 1 (Thread 0x7f1 (LWP 42)):\n#0  0x00007f1a2b3c in __GI___poll (fds=0x1, nfds=1) at poll.c:29\n#1  0x00007f1a2b40 in socketProgress () from libnccl.so.2',
+  ],
+  [
+    'hang',
+    'native_thread_polling',
+    'TID 4211:\n#0  0x00007f8b0c2a1a35 epoll_wait\n#1  0x00007f8b0c2b1000 uv__io_poll',
+  ],
+  [
+    'hang',
+    'native_thread_polling',
+    '#0  0x00007f in ncclKernel_AllReduce_RING_LL_Sum_float ()\n#1  0x0000aa in ?? ()',
+  ],
+  [
+    'deadlock',
+    'native_mutex_wait',
+    'Thread 0x7F3A (active): "MainThread"\n    __lll_lock_wait (libc.so.6)\n    pthread_mutex_lock (libc.so.6)\n    forward (model.py:40)',
+  ],
+  [
+    'hang',
+    'live_process_inspected',
+    '$ cat /proc/4211/stack\n[<0>] futex_wait_queue_me+0xc4/0x120\n[<0>] futex_wait+0x10a/0x250',
+  ],
+  [
+    'hang',
+    'live_process_inspected',
+    'strace: Process 4211 attached\nfutex(0x7f8a1c0029c8, FUTEX_WAIT_PRIVATE, 0, NULL',
+  ],
+  [
+    'hang',
+    'live_process_inspected',
+    '  %Own   %Total  OwnTime  TotalTime  Function (filename)\n100.00% 100.00%   12.0s    12.0s   wait (threading.py)',
+  ],
+  [
+    'hang',
+    'stack_dump',
+    'Thread 0x7F3A12 (idle): "Thread-7 (_pin_memory_loop)"\n    wait (threading.py:324)',
+  ],
+  // Sockets by errno number and name, libfabric, gRPC, TCPStore.
+  ['communication', 'connection_lost', 'OSError: [Errno 113] No route to host'],
+  ['communication', 'connection_lost', 'socket.send() raised exception: [Errno 32] EPIPE'],
+  ['communication', 'connection_lost', 'recv failed: errno=104 (peer gone)'],
+  ['communication', 'connection_lost', 'OSError: [Errno 107] Transport endpoint is not connected'],
+  ['communication', 'connection_lost', 'NET/OFI Request 0x7f completed with error. RC: -FI_EHOSTUNREACH'],
+  [
+    'communication',
+    'connection_lost',
+    '[c10d] Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?',
+  ],
+  [
+    'communication',
+    'connection_lost',
+    '{"created":"@1.2","description":"Error received from peer","grpc_status":14}',
+  ],
+  // The class raised, where no signal knows the message.
+  ['communication', 'raised_connection_error', 'ConnectionAbortedError: the peer went away mid-batch'],
+  [
+    'communication',
+    'raised_connection_error',
+    'http.client.RemoteDisconnected: Remote end closed connection without response',
+  ],
+  [
+    'communication',
+    'raised_connection_error',
+    '[rank3]: torch.distributed.DistNetworkError: failed to read from the peer',
+  ],
+  [
+    'distributed_timeout',
+    'raised_wait_timeout',
+    'torch.distributed.DistStoreError: key rank_7 was never set',
+  ],
+  ['distributed_timeout', 'raised_wait_timeout', 'TimeoutError'],
+  ['distributed_timeout', 'raised_wait_timeout', 'socket.timeout: no answer from the master'],
+  [
+    'distributed_timeout',
+    'raised_wait_timeout',
+    'torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store has failed.',
+  ],
+  [
+    'distributed_timeout',
+    'raised_wait_timeout',
+    'grpc._channel._InactiveRpcError: status = StatusCode.DEADLINE_EXCEEDED',
+  ],
+  // Store and PMI waits.
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'RuntimeError: Timeout waiting for key: default_pg/0//cuda//0',
+  ],
+  ['distributed_timeout', 'process_group_timeout', 'PMIx_Fence timed out after 300 s'],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'RuntimeError: Rank 1 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0.',
+  ],
+  // Stops in more numberings.
+  ['cancelled_preempted', 'sigterm', '    exitcode  : -1 (pid: 4211)'],
+  ['cancelled_preempted', 'sigterm', 'Status: Failed\nReason: Shutdown\nMessage: Pod was terminated'],
+  ['cancelled_preempted', 'sigint', '    exitcode  : -2 (pid: 4211)'],
+  ['cancelled_preempted', 'sigint', 'train.sh: python exited with code 130'],
+  [
+    'deadlock',
+    'deadlock',
+    "terminate called after throwing an instance of 'std::system_error'\n  what():  Resource deadlock would occur",
+  ],
+];
+
+// A raised CUDA error is a crash: the stacks printed around it, and any watchdog that saw the process stop, are its
+// consequences. No stall signal may match; the CUDA error wins.
+const CRASHES_WITH_STACKS: readonly string[] = [
+  'Thread 0x7F3A (active): "MainThread"\n    all_reduce (torch/distributed/distributed_c10d.py:2050)\nRuntimeError: CUDA error: an illegal memory access was encountered',
+  'Thread 0x00007f3a (most recent call first):\n  File "x.py", line 3 in wait\ntorch.AcceleratorError: CUDA error: unspecified launch failure',
+  '#0  0x00007f in cudaStreamSynchronize () from libcudart.so\n#1  0x00007f in at::native::copy_ ()\nCUDA error: device-side assert triggered',
+  '[PG 0 Rank 2] Heartbeat monitor timed out! Process will be terminated.\nRuntimeError: CUDA error: an illegal memory access was encountered',
+  'INFO: task python3:40211 blocked for more than 120 seconds.\nCUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx`',
+];
+
+const HEALTHY: readonly string[] = [
+  'nfs: server fs01.internal OK',
+  'echo 0 > /proc/sys/kernel/hung_task_timeout_secs',
+  'val loss has not improved for 3 epochs; stopping early',
+  'watchdog timeout set to 600 s (will fire if no step completes)',
+  'progress watchdog enabled: timeout=1800',
+  'Waiting in store based barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 (world_size=2, worker_count=1, timeout=0:30:00)',
+  'waiting for 3 workers to join\nwaiting for 1 workers to join\nall 4 workers joined',
+  ' 0%|          | 0/3125 [00:03<?, ?it/s]',
+  ' 3%|▎         | 100/3125 [45:02<15:00:00, 0.04it/s]',
+  'timeout: 30',
+  'socket_timeout=60, connect_timeout=10',
+  'dataset columns: id, text, label, nan_count, timeout_ms',
+  'ConnectionError retries: 0',
+  '[W socket.cpp:601] [c10d] The client socket has failed to connect to [node-0]:29500 (errno: 111 - Connection refused). Retrying.',
+  'NCCL_SOCKET_IFNAME=eth0 NCCL_IB_TIMEOUT=22 NCCL_ASYNC_ERROR_HANDLING=1',
+  'exitcode: 0',
+  'Reason: Completed',
+  'grpc_status: OK (0), retries: 0',
+  'task 0: Exited with exit code 0',
+];
+
+describe('signals read the layers around a training process (fourth round)', () => {
+  it.each(FAILURES.map(([type, signal, text]) => [type, signal, text.slice(0, 80), text] as const))(
+    '%s by %s: %s',
+    (type, signal, _, text) => {
+      const d = classifyDetailed(text);
+      expect(d.error_type).toBe(type);
+      expect(d.matches.map((m) => m.signal)).toContain(signal);
+    },
+  );
+
+  it.each(CRASHES_WITH_STACKS.map((t) => [t.slice(0, 90), t] as const))(
+    'a raised CUDA error is no stall: %s',
+    (_, text) => {
+      const d = classifyDetailed(text);
+      expect(d.error_type).toBe('torch');
+      expect(d.matches.filter((m) => m.error_type === 'hang' || m.error_type === 'deadlock')).toEqual([]);
+    },
+  );
+
+  it.each(HEALTHY.map((t) => [t.slice(0, 90), t] as const))('stays healthy: %s', (_, text) => {
+    const d = classifyDetailed(text);
+    expect(d.matches.filter((m) => m.error_type !== null).map((m) => m.signal)).toEqual([]);
+    expect(classify(text).error_type).toBeNull();
+  });
+});
