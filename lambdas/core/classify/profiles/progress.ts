@@ -103,7 +103,7 @@ export const PROGRESS_SIGNALS: readonly SignalInput[] = [
     // Tools people point at a process that stopped moving, each printing its own mark: the kernel stack of a task
     // in a wait (/proc/PID/stack: "[<0>] futex_wait_queue_me+0x…"), strace attached to a task blocked in a futex or a
     // poll, py-spy top's table header, gdb attaching to a running process (a crash is opened from its core instead).
-    pattern: String.raw`^\[<[0-9a-f]+>\] (?:futex_wait\w{0,20}|do_wait|pipe_wait\w{0,10}|poll_schedule_timeout\w{0,10}|do_sys_poll|ep_poll|do_select|sk_wait_data|unix_stream_\w{1,30}|wait_for_completion\w{0,20}|schedule\w{0,20}|nv\w{0,40}|uvm_\w{1,40})\+0x|^\s*(?:\[pid\s+\d+\]\s+)?(?:futex\(0x[0-9a-f]+, FUTEX_WAIT\w{0,30}|epoll_wait\(\d|poll\(\[|ppoll\(\[|select\(\d|wait4\(-?\d)|^\s*%Own\s+%Total\s+OwnTime\s+TotalTime\s+Function\b|^Attaching to (?:process \d+|program:? )`,
+    pattern: String.raw`^\[<[0-9a-f]+>\] (?:futex_wait\w{0,20}|do_wait|pipe_wait\w{0,10}|poll_schedule_timeout\w{0,10}|do_sys_poll|ep_poll|do_select|sk_wait_data|unix_stream_\w{1,30}|wait_for_completion\w{0,20}|schedule\w{0,20}|nv\w{0,40}|uvm_\w{1,40})\+0x|^\s*(?:\[pid\s+\d+\]\s+|\d+\s+)?(?:\d\d:\d\d:\d\d(?:\.\d+)?\s+|\d{9,10}\.\d+\s+)?(?:futex\(0x[0-9a-f]+, FUTEX_WAIT\w{0,30}|epoll_wait\(\d|poll\(\[|ppoll\(\[|select\(\d|wait4\(-?\d)|^\s*%Own\s+%Total\s+OwnTime\s+TotalTime\s+Function\b|^Attaching to (?:process \d+|program:? )`,
     excludes: String.raw`${FATAL_SIGNAL}|${RAISED_CUDA}`,
     flags: 'm',
     error_type: 'hang',
@@ -118,6 +118,19 @@ export const PROGRESS_SIGNALS: readonly SignalInput[] = [
     pattern: String.raw`(?:^|[\s|])0/\d+ \[(?:\d{1,3}:\d\d:\d\d|[1-5]\d:\d\d)<\?, \?(?:it|s|ba|batch|step)/s\]`,
     flags: 'm',
     excludes: RAISED_CUDA,
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 25,
+  },
+  {
+    name: 'pyspy_frames',
+    // py-spy's frame lines ("    all_reduce (torch/distributed/distributed_c10d.py:2050)"), three or more, even
+    // where the excerpt lost the thread header: a stack sampled from a live process, which is what a stuck job gets.
+    pattern: String.raw`^\s{2,8}[\w.<>]{1,100} \((?:[\w.<>\\/:-]{1,300}\.py):\d+\)\s*$`,
+    min_lines: 3,
+    excludes: String.raw`${FATAL_SIGNAL}|${RAISED_CUDA}|^\s*Traceback \(most recent call last\)`,
+    flags: 'm',
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',

@@ -2,7 +2,8 @@ import type { SignalInput } from '../schema.js';
 import { LINE_PREFIX } from './basic/patterns.js';
 
 // The last line of a traceback: an optional module path, then the class ("torch.distributed.DistStoreError: …").
-const RAISED = String.raw`${LINE_PREFIX}(?:[A-Za-z_]\w{0,40}\.){0,6}`;
+// torchelastic's error file and handler quote it inside JSON ('"message": "RendezvousConnectionError: …"').
+const RAISED = String.raw`(?:${LINE_PREFIX}|"message":\s?")(?:[A-Za-z_]\w{0,40}\.){0,6}`;
 const END = String.raw`(?::|\(|\s*$)`;
 
 /**

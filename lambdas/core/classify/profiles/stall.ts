@@ -8,6 +8,9 @@ export const FATAL_SIGNAL = String.raw`${CRASHED}|\bSIGSEGV\b|\bSIGABRT\b|Segmen
 // CUDA synchronize, a collective or barrier, a thread join): a stack whose innermost frame is one of them waits.
 export const WAITING_FRAME = String.raw`wait|wait_for|_wait_for_tstate_lock|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|readinto|join|synchronize|barrier|monitored_barrier|_store_based_barrier|all_reduce|all_gather\w{0,20}|reduce_scatter\w{0,20}|broadcast\w{0,20}|all_to_all\w{0,20}|wait_for_everyone|accept`;
 
+// A Python frame inside a collective: torch.distributed (c10d, its 2.x logger wrapper), DeepSpeed's comm, or DDP
+// synchronising buffers or parameters with its peers (a broadcast or an all-reduce under forward/backward).
+export const COLLECTIVE_FRAME = String.raw`(?:distributed_c10d|c10d_logger)\.py", line \d+,? in \w+|deepspeed[/\\]comm[/\\]\w+\.py", line \d+,? in \w+|nn[/\\]parallel[/\\]distributed\.py", line \d+,? in _(?:sync\w{0,30}|distributed_broadcast\w{0,20}|match_all_reduce\w{0,20}|check_global_requires_backward_grad_sync)`;
 // A CUDA call that failed: the process raised, it did not wait. A stack printed around one (the C++ frames of a
 // watchdog that caught it, a dump taken on the way out) is a crash's, and a stall signal must not outrank it.
 export const RAISED_CUDA = String.raw`CUDA error: |an illegal memory access was encountered|device-side assert triggered|unspecified launch failure|CUDNN_STATUS_(?!SUCCESS)[A-Z_]+|CUBLAS_STATUS_(?!SUCCESS)[A-Z_]+`;
@@ -100,7 +103,9 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     name: 'waiting_for_gil',
     // gdb's py-bt and py-spy print "Waiting for the GIL" for a thread blocked taking it: in a dump of a stuck process,
     // the GIL held by a thread that itself waits on a lock (a lock-order inversion), i.e. a deadlock.
-    pattern: String.raw`^\s*(?:Thread \S+ \S+ )?Waiting for the GIL\s*$`,
+    // python-gdb's py-bt numbers its frames ("#4 Waiting for a lock (e.g. GIL)"); a native backtrace shows the same
+    // wait as CPython's take_gil under PyEval_RestoreThread / PyGILState_Ensure.
+    pattern: String.raw`^\s*(?:#\d+\s+)?(?:Thread \S+ \S+ )?Waiting for (?:the GIL|a lock \(e\.g\. GIL\))\s*$|^#\d+\s+(?:0x[0-9a-f]+ in )?take_gil\b`,
     excludes: RAISED_CUDA,
     flags: 'im',
     error_type: 'deadlock',
@@ -220,7 +225,8 @@ export const STALL_SIGNALS: readonly SignalInput[] = [
     name: 'interrupted_in_collective',
     // The same with the frames in a collective or barrier: a rank waited for peers that never came.
     // torch 2.x wraps every collective in c10d_logger's wrapper: the same wait, one frame further out.
-    pattern: String.raw`(?:distributed_c10d|c10d_logger)\.py", line \d+,? in \w+|deepspeed/comm/\w+\.py", line \d+,? in \w+`,
+    // DDP's own buffer and parameter syncs are the same broadcast or all-reduce; Windows paths use backslashes.
+    pattern: COLLECTIVE_FRAME,
     requires: String.raw`^\s*KeyboardInterrupt\b`,
     flags: 'im',
     excludes: RAISED_CUDA,
