@@ -146,6 +146,58 @@ const FAILURES: readonly (readonly [string, string, string])[] = [
   ['cancelled_preempted', 'sigterm', 'Status: Failed\nReason: Shutdown\nMessage: Pod was terminated'],
   ['cancelled_preempted', 'sigint', '    exitcode  : -2 (pid: 4211)'],
   ['cancelled_preempted', 'sigint', 'train.sh: python exited with code 130'],
+  ['cancelled_preempted', 'sigterm', '=>> PBS: job killed: walltime 3605 exceeded limit 3600'],
+  ['cancelled_preempted', 'sigterm', 'MOAB_INFO:  job exceeded wallclock limit'],
+  ['cancelled_preempted', 'sigterm', 'Job deleted at request of admin@sched01'],
+  [
+    'cancelled_preempted',
+    'spot_interruption',
+    'Mar 01 10:00:00 vm-7 systemd-logind[812]: Power key pressed.',
+  ],
+  [
+    'cancelled_preempted',
+    'spot_interruption',
+    'Broadcast message: The system is going down for poweroff NOW!\nSystem is powering down.',
+  ],
+  // Peers that went away or never resolved.
+  ['communication', 'connection_lost', 'An MPI communication peer process has unexpectedly disconnected.'],
+  ['communication', 'connection_lost', 'gloo: remote peer closed the connection during recv'],
+  ['communication', 'connection_lost', 'ValueError: host not found: Name or service not known'],
+  ['communication', 'connection_lost', 'socket.gaierror: [Errno -3] Temporary failure in name resolution'],
+  ['communication', 'connection_lost', 'curl: (6) Could not resolve host: master-0.trainer.svc'],
+  // Exception classes quoted in torchelastic's JSON error report.
+  [
+    'distributed_timeout',
+    'raised_wait_timeout',
+    '[ERROR] error_handler: {\n  "message": {\n    "message": "RendezvousConnectionError: The connection to the C10d store has failed.",',
+  ],
+  // Ctrl-C inside DDP's own collectives is a stall, not a stop, even with the launcher's SIGINT line after it.
+  [
+    'hang',
+    'interrupted_in_collective',
+    'Traceback (most recent call last):\n  File "C:\\env\\lib\\site-packages\\torch\\nn\\parallel\\distributed.py", line 1034, in forward\n    self._sync_buffers()\n  File "C:\\env\\lib\\site-packages\\torch\\nn\\parallel\\distributed.py", line 1621, in _sync_buffers\n    self._sync_module_buffers(0)\nKeyboardInterrupt\nWARNING:torch.distributed.elastic.agent.server.api:Received 2 death signal, shutting down workers',
+  ],
+  // Lock waits in python-gdb and native frames; strace with timestamps; py-spy frames without their header.
+  [
+    'deadlock',
+    'waiting_for_gil',
+    '#4 Waiting for a lock (e.g. GIL)\n#7 Frame 0x7f85, for file /usr/lib/python3.8/queue.py, line 118, in put',
+  ],
+  [
+    'deadlock',
+    'waiting_for_gil',
+    '#0  0x00007f96 in pthread_cond_timedwait@@GLIBC_2.3.2 () from libpthread.so.0\n#1  0x0000558d in PyCOND_TIMEDWAIT ()\n#2  take_gil (tstate=0x558de50f39b0) at Python/ceval_gil.h:208',
+  ],
+  [
+    'hang',
+    'live_process_inspected',
+    'strace: Process 9268 attached\n11:06:36.426652 futex(0x478f800, FUTEX_WAIT_PRIVATE, 0, NULL',
+  ],
+  [
+    'hang',
+    'pyspy_frames',
+    '    cudaSetDevice (libcudart.so.12)\n    __enter__ (torch/cuda/__init__.py:550)\n    store (server.py:296)\n    run (concurrent/futures/thread.py:59)',
+  ],
   [
     'deadlock',
     'deadlock',
@@ -183,6 +235,13 @@ const HEALTHY: readonly string[] = [
   'Reason: Completed',
   'grpc_status: OK (0), retries: 0',
   'task 0: Exited with exit code 0',
+  'peer 3 reconnected; retrying the handshake',
+  'resolving master-0.trainer.svc ... ok (10.0.0.4)',
+  'Power management: GPU power limit 400 W',
+  'wallclock limit: 24:00:00 (requested)',
+  '  main (train.py:42)',
+  'INFO train (train.py:42) loss=0.51\nINFO train (train.py:42) loss=0.50',
+  '#4 Frame 0x7f85, for file train.py, line 10, in step',
 ];
 
 describe('signals read the layers around a training process (fourth round)', () => {
