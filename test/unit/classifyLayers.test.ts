@@ -165,6 +165,45 @@ const FAILURES: readonly (readonly [string, string, string])[] = [
   ['communication', 'connection_lost', 'ValueError: host not found: Name or service not known'],
   ['communication', 'connection_lost', 'socket.gaierror: [Errno -3] Temporary failure in name resolution'],
   ['communication', 'connection_lost', 'curl: (6) Could not resolve host: master-0.trainer.svc'],
+  ['communication', 'connection_lost', 'kex_exchange_identification: Connection closed by remote host'],
+  ['communication', 'connection_lost', '[node-3][[1,0],2] mca_oob_tcp: peer closed connection'],
+  [
+    'communication',
+    'raised_connection_error',
+    'tensorflow.python.framework.errors_impl.UnavailableError: Socket closed',
+  ],
+  [
+    'communication',
+    'raised_connection_error',
+    'jaxlib.xla_extension.XlaRuntimeError: UNAVAILABLE: Failed to send RPC to task /job:jax_worker/task:3',
+  ],
+  [
+    'distributed_timeout',
+    'raised_wait_timeout',
+    'ray.exceptions.GetTimeoutError: Get timed out: some object(s) not ready.',
+  ],
+  [
+    'distributed_timeout',
+    'raised_wait_timeout',
+    'XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Id: PjRT_Client_Connect',
+  ],
+  ['hang', 'progress_not_advancing', 'rank 5 still waiting for the broadcast from rank 0 after 900 s'],
+  ['hang', 'progress_not_advancing', 'worker-2 has been blocked for 45 minutes in all_gather'],
+  [
+    'hang',
+    'waiting_repeated',
+    Array.from(
+      { length: 5 },
+      () =>
+        'I tensorflow/core/distributed_runtime/master.cc:267] CreateSession still waiting for response from worker: /job:worker/replica:0/task:1',
+    ).join('\n'),
+  ],
+  [
+    'cancelled_preempted',
+    'sigterm',
+    'Status:\n  Conditions:\n    Reason:  DeadlineExceeded\n    Message: Job was active longer than specified deadline',
+  ],
+  ['cancelled_preempted', 'sigterm', 'scancel: Terminating job 481516'],
   // Exception classes quoted in torchelastic's JSON error report.
   [
     'distributed_timeout',
@@ -242,6 +281,10 @@ const HEALTHY: readonly string[] = [
   '  main (train.py:42)',
   'INFO train (train.py:42) loss=0.51\nINFO train (train.py:42) loss=0.50',
   '#4 Frame 0x7f85, for file train.py, line 10, in step',
+  'W grpc: UNAVAILABLE: connection to 10.0.0.2 lost; retrying in 1 s',
+  'still waiting for the dataset download (about 2 minutes left)',
+  'CreateSession still waiting for response from worker: /job:worker/replica:0/task:1',
+  'Reason: Completed\nMessage: Job completed before its deadline',
 ];
 
 describe('signals read the layers around a training process (fourth round)', () => {

@@ -39,7 +39,7 @@ export const PROGRESS_SIGNALS: readonly SignalInput[] = [
     name: 'progress_not_advancing',
     // A watchdog of any framework reports what it counts (steps, heartbeats, log lines) stopped moving, or a limit
     // exceeded without progress. "loss has not improved" (early stopping) counts no progress: it is no stall.
-    pattern: String.raw`\b${PROGRESS_NOUN}(?: count(?:er)?)? (?:has|have)(?:n't| not) (?:advanced|progressed|moved|increased|changed|been updated|updated)\b|\bexceeded ${DURATION}\b[^\n]{0,30}\bwithout (?:any |a )?(?:progress|output|heartbeats?|logs?|completing|completion|response|updates?|advancing)\b|\b(?:step|iteration|collective|all_?reduce|barrier|rank \d+)\b[^\n]{0,60}\bis taking (?:much |far |significantly )?longer than (?:expected|usual|\d)`,
+    pattern: String.raw`\b${PROGRESS_NOUN}(?: count(?:er)?)? (?:has|have)(?:n't| not) (?:advanced|progressed|moved|increased|changed|been updated|updated)\b|\bexceeded ${DURATION}\b[^\n]{0,30}\bwithout (?:any |a )?(?:progress|output|heartbeats?|logs?|completing|completion|response|updates?|advancing)\b|\bstill waiting (?:for|on)\b[^\n]{0,100}\b(?:after|for|since) (?:over |more than )?${DURATION}\b|\b(?:has|have) been (?:waiting|blocked|stuck) (?:for )?(?:over |more than )?${DURATION}\b|\b(?:step|iteration|collective|all_?reduce|barrier|rank \d+)\b[^\n]{0,60}\bis taking (?:much |far |significantly )?longer than (?:expected|usual|\d)`,
     unless: String.raw`\b(?:if|when|whenever|unless)\b`,
     excludes: RAISED_CUDA,
     error_type: 'hang',
@@ -90,7 +90,8 @@ export const PROGRESS_SIGNALS: readonly SignalInput[] = [
     name: 'waiting_repeated',
     // A launcher or store that says it is still waiting, again and again ("Waiting in store based barrier …",
     // "waiting for 3 workers to join"): once is set-up, five times is a job stuck before its first step.
-    pattern: String.raw`\bWaiting in store[ _-]based barrier\b|\bwaiting for (?:\d+ |all |the )?(?:other |remaining )?(?:workers?|ranks?|peers?|processes|clients|nodes|hosts) to (?:join|connect|arrive|register|start)\b|\bstill waiting (?:for|on)\b`,
+    pattern: String.raw`\bWaiting in store[ _-]based barrier\b|\bwaiting for (?:\d+ |all |the )?(?:other |remaining )?(?:workers?|ranks?|peers?|processes|clients|nodes|hosts) to (?:join|connect|arrive|register|start)\b|\bstill waiting (?:for|on)\b|\bwaiting (?:for|on) [^\n]{1,60}\bto (?:join|connect|arrive|register|become ready|be ready|finish|complete|respond)\b`,
+    // TensorFlow's "CreateSession still waiting for response from worker" every ten seconds is the same stuck set-up.
     min_lines: 5,
     excludes: RAISED_CUDA,
     error_type: 'hang',

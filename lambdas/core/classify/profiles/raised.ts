@@ -17,10 +17,11 @@ export const RAISED_SIGNALS: readonly SignalInput[] = [
     name: 'raised_connection_error',
     // Python's ConnectionError and its subclasses (a connection reset, refused or aborted by the peer, a broken
     // pipe: the other end went away); http.client's RemoteDisconnected (the server closed the connection); torch's
-    // DistNetworkError ("a network error occurs in distributed").
-    pattern: String.raw`${RAISED}(?<exception>ConnectionResetError|ConnectionRefusedError|ConnectionAbortedError|BrokenPipeError|ConnectionError|RemoteDisconnected|DistNetworkError)${END}`,
-    // A connection that timed out is a peer that never came: the wait-timeout signal below says so.
-    unless: String.raw`\b(?:timed out|timeout)\b`,
+    // DistNetworkError ("a network error occurs in distributed"); TensorFlow's UnavailableError and an absl/XLA status
+    // "UNAVAILABLE: …" (gRPC's code 14: the service, here a peer task, cannot be reached).
+    pattern: String.raw`${RAISED}(?<exception>ConnectionResetError|ConnectionRefusedError|ConnectionAbortedError|BrokenPipeError|ConnectionError|RemoteDisconnected|DistNetworkError|UnavailableError)${END}|^[^\n]{0,80}\bUNAVAILABLE: \S`,
+    // A connection that timed out is a peer that never came: the wait-timeout signal below says so. A retry may work.
+    unless: String.raw`\b(?:timed out|timeout|retrying|will retry)\b`,
     flags: '',
     error_type: 'communication',
     severity: 'error',
@@ -31,10 +32,11 @@ export const RAISED_SIGNALS: readonly SignalInput[] = [
     name: 'raised_wait_timeout',
     // torch's DistStoreError (the c10d store, which only rendezvous and barriers use, failed: a peer never wrote its
     // key), Python's TimeoutError and socket.timeout (an operation waited past its deadline on another party), and
-    // gRPC's DEADLINE_EXCEEDED (a call its peer never answered): in a distributed job, peers that did not meet.
+    // Ray's GetTimeoutError (ray.get timed out waiting for a task) and TensorFlow's DeadlineExceededError,
+    // gRPC's DEADLINE_EXCEEDED (a call its peer never answered, also as an absl/XLA status "DEADLINE_EXCEEDED: …"): in a distributed job, peers that did not meet.
     // torchelastic's RendezvousConnectionError ("the connection to a rendezvous backend has failed") is the same
     // store at set-up; a DistNetworkError that says it timed out is a peer that never came.
-    pattern: String.raw`${RAISED}(?<exception>DistStoreError|TimeoutError|RendezvousConnectionError|(?<=socket\.)timeout)${END}|${RAISED}DistNetworkError\b[^\n]{0,300}\b(?:timed out|timeout)\b|\bStatusCode\.DEADLINE_EXCEEDED\b|"grpc_status":\s?4\b`,
+    pattern: String.raw`${RAISED}(?<exception>DistStoreError|TimeoutError|GetTimeoutError|DeadlineExceededError|RendezvousConnectionError|(?<=socket\.)timeout)${END}|${RAISED}DistNetworkError\b[^\n]{0,300}\b(?:timed out|timeout)\b|\bStatusCode\.DEADLINE_EXCEEDED\b|^[^\n]{0,80}\bDEADLINE_EXCEEDED: \S|"grpc_status":\s?4\b`,
     flags: '',
     error_type: 'distributed_timeout',
     severity: 'error',
