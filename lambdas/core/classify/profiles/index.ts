@@ -1,9 +1,8 @@
 import { type Profile, type ProfileInput, ProfileSchema } from '../schema.js';
 import { BASIC_SIGNALS } from './basic.js';
 import { NCCL_SIGNALS } from './nccl.js';
-import { PROGRESS_SIGNALS } from './progress.js';
 import { RAISED_SIGNALS } from './raised.js';
-import { STALL_SIGNALS } from './stall.js';
+import { STALL_SIGNALS } from './stalls.js';
 
 const DEFINITIONS: readonly ProfileInput[] = [
   {
@@ -19,12 +18,12 @@ const DEFINITIONS: readonly ProfileInput[] = [
   {
     name: 'stall',
     description: 'basic plus hangs and deadlocks',
-    signals: [...BASIC_SIGNALS, ...STALL_SIGNALS, ...PROGRESS_SIGNALS],
+    signals: [...BASIC_SIGNALS, ...STALL_SIGNALS],
   },
   {
     name: 'production',
     description: 'every built-in signal (the default)',
-    signals: [...BASIC_SIGNALS, ...NCCL_SIGNALS, ...STALL_SIGNALS, ...PROGRESS_SIGNALS, ...RAISED_SIGNALS],
+    signals: [...BASIC_SIGNALS, ...NCCL_SIGNALS, ...STALL_SIGNALS, ...RAISED_SIGNALS],
   },
 ];
 
