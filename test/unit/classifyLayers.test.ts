@@ -244,9 +244,11 @@ const FAILURES: readonly (readonly [string, string, string])[] = [
   ],
 ];
 
-// A raised CUDA error is a crash: the stacks printed around it, and any watchdog that saw the process stop, are its
+// A raised CUDA or torch error is a crash: the stacks printed around it, and any watchdog that saw the process stop, are its
 // consequences. No stall signal may match; the CUDA error wins.
 const CRASHES_WITH_STACKS: readonly string[] = [
+  'Thread 0x7F3A (active): "MainThread"\n    forward (model.py:40)\n    wait (threading.py:324)\nRuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!',
+  "#0  0x00007f in pthread_cond_wait () from libpthread.so.0\n#1  0x00007f in c10d::ProcessGroupNCCL::workCleanupLoop ()\nterminate called after throwing an instance of 'c10::Error'\n  what():  CUDA error: misaligned address",
   'Thread 0x7F3A (active): "MainThread"\n    all_reduce (torch/distributed/distributed_c10d.py:2050)\nRuntimeError: CUDA error: an illegal memory access was encountered',
   'Thread 0x00007f3a (most recent call first):\n  File "x.py", line 3 in wait\ntorch.AcceleratorError: CUDA error: unspecified launch failure',
   '#0  0x00007f in cudaStreamSynchronize () from libcudart.so\n#1  0x00007f in at::native::copy_ ()\nCUDA error: device-side assert triggered',

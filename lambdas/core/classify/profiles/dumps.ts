@@ -1,5 +1,5 @@
 import type { SignalInput } from '../schema.js';
-import { DUMP_MARK, FATAL_SIGNAL, RAISED_CUDA } from './stall.js';
+import { DUMP_MARK, FATAL_SIGNAL, RAISED_ERROR } from './stall.js';
 
 /** Python stacks dumped from a live process (py-spy, faulthandler, gdb's py-bt): where a stuck job waits. */
 export const DUMP_SIGNALS: readonly SignalInput[] = [
@@ -13,7 +13,7 @@ export const DUMP_SIGNALS: readonly SignalInput[] = [
     // that drains the stream) behind a kernel that never finishes.
     pattern: String.raw`[(/](?:torch/distributed/(?:distributed_c10d|c10d_logger)|deepspeed/comm/\w+)\.py:\d+\)|distributed_c10d\.py"?, line \d+,? in \w+|\bin (?:nccl[A-Z]\w*|c10d::ProcessGroupNCCL::\w+(?:::\w+)?|cu(?:da)?(?:Stream|Device|Event)Synchronize|cu(?:da)?Memcpy\w{0,20})\s*\(`,
     requires: DUMP_MARK,
-    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|${RAISED_CUDA}`,
+    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|${RAISED_ERROR}`,
     flags: 'im',
     error_type: 'hang',
     severity: 'error',
@@ -25,7 +25,7 @@ export const DUMP_SIGNALS: readonly SignalInput[] = [
     // The same, with the frames in the DataLoader's queue or its workers: the classic DataLoader deadlock.
     pattern: String.raw`[(/]torch/utils/data/(?:dataloader|_utils/\w+)\.py:\d+\)|data/dataloader\.py", line \d+ in \w+`,
     requires: DUMP_MARK,
-    excludes: RAISED_CUDA,
+    excludes: RAISED_ERROR,
     flags: 'im',
     error_type: 'deadlock',
     severity: 'error',
@@ -38,7 +38,7 @@ export const DUMP_SIGNALS: readonly SignalInput[] = [
     // timeout): that is what people do to a job that stopped progressing. A crash's backtrace is not this.
     // py-spy names every thread it dumps, the main one or not ("Thread 0x7F… (idle): "Thread-3"").
     pattern: String.raw`^\s*Thread (?:(?:\d+|0x[0-9A-Fa-f]+) )?\((?:idle|active)(?:\+gil)?\): "[^"\n]{1,100}"|^\(gdb\) thread apply all bt|^Timeout \(\d+:\d\d:\d\d\)!|^Python v\d+\.\d+\.\d+ \(/`,
-    excludes: RAISED_CUDA,
+    excludes: RAISED_ERROR,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',
@@ -51,7 +51,7 @@ export const DUMP_SIGNALS: readonly SignalInput[] = [
     // python-gdb's py-bt numbers its frames ("#4 Waiting for a lock (e.g. GIL)"); a native backtrace shows the same
     // wait as CPython's take_gil under PyEval_RestoreThread / PyGILState_Ensure.
     pattern: String.raw`^\s*(?:#\d+\s+)?(?:Thread \S+ \S+ )?Waiting for (?:the GIL|a lock \(e\.g\. GIL\))\s*$|^#\d+\s+(?:0x[0-9a-f]+ in )?take_gil\b`,
-    excludes: RAISED_CUDA,
+    excludes: RAISED_ERROR,
     flags: 'im',
     error_type: 'deadlock',
     severity: 'error',
@@ -64,7 +64,7 @@ export const DUMP_SIGNALS: readonly SignalInput[] = [
     // own): "Thread 0x… (most recent call first):". On a fatal signal it prints the same after "Fatal Python
     // error", which is a crash, not a stall.
     pattern: String.raw`^\s*(?:Current thread|Thread) 0x[0-9a-f]{4,16} \(most recent call first\):`,
-    excludes: String.raw`Fatal Python error|Segmentation fault|\bSIGSEGV\b|\bSIGABRT\b|core dumped|Bus error|Floating point exception|${RAISED_CUDA}`,
+    excludes: String.raw`Fatal Python error|Segmentation fault|\bSIGSEGV\b|\bSIGABRT\b|core dumped|Bus error|Floating point exception|${RAISED_ERROR}`,
     flags: 'im',
     error_type: 'hang',
     severity: 'error',
@@ -77,7 +77,7 @@ export const DUMP_SIGNALS: readonly SignalInput[] = [
     // where the excerpt lost the thread header: a stack sampled from a live process, which is what a stuck job gets.
     pattern: String.raw`^\s{2,8}[\w.<>]{1,100} \((?:[\w.<>\\/:-]{1,300}\.py):\d+\)\s*$`,
     min_lines: 3,
-    excludes: String.raw`${FATAL_SIGNAL}|${RAISED_CUDA}|^\s*Traceback \(most recent call last\)`,
+    excludes: String.raw`${FATAL_SIGNAL}|${RAISED_ERROR}|^\s*Traceback \(most recent call last\)`,
     flags: 'm',
     error_type: 'hang',
     severity: 'error',

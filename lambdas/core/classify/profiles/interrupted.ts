@@ -1,5 +1,5 @@
 import type { SignalInput } from '../schema.js';
-import { COLLECTIVE_FRAME, RAISED_CUDA, WAITING_FRAME } from './stall.js';
+import { COLLECTIVE_FRAME, RAISED_ERROR, WAITING_FRAME } from './stall.js';
 
 /** Python tracebacks of a process stopped by hand (Ctrl-C) or printed without an exception: what it waited on. */
 export const INTERRUPTED_SIGNALS: readonly SignalInput[] = [
@@ -10,7 +10,7 @@ export const INTERRUPTED_SIGNALS: readonly SignalInput[] = [
     pattern: String.raw`data/dataloader\.py", line \d+,? in (?:_shutdown_workers|_try_get_data|_get_data|__del__)\b`,
     requires: String.raw`^\s*KeyboardInterrupt\b`,
     flags: 'im',
-    excludes: RAISED_CUDA,
+    excludes: RAISED_ERROR,
     error_type: 'deadlock',
     severity: 'error',
     subsystem: 'training',
@@ -26,7 +26,7 @@ export const INTERRUPTED_SIGNALS: readonly SignalInput[] = [
     unless: String.raw`subprocess\.py"`,
     requires: String.raw`^[^\n]{0,80}KeyboardInterrupt\s*$`,
     flags: 'im',
-    excludes: RAISED_CUDA,
+    excludes: RAISED_ERROR,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',
@@ -41,7 +41,7 @@ export const INTERRUPTED_SIGNALS: readonly SignalInput[] = [
     // Two frames at least (a frame, its source lines, the next frame): one quoted frame is no stack.
     requires: String.raw`^\s*File "[^"\n]{1,300}", line \d+,? in \w+\s*\n(?:[^\n]*\n){0,3}\s*File "`,
     // Case-sensitive: an exception class is CamelCase. A launcher waiting on its children is no such wait.
-    excludes: String.raw`\b[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b|\b[a-z]\w*\.\w*(?:Error|Exception)\b|Fatal Python error|Segmentation fault|core dumped|subprocess\.py"|${RAISED_CUDA}`,
+    excludes: String.raw`\b[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b|\b[a-z]\w*\.\w*(?:Error|Exception)\b|Fatal Python error|Segmentation fault|core dumped|subprocess\.py"|${RAISED_ERROR}`,
     flags: 'm',
     error_type: 'hang',
     severity: 'error',
@@ -56,7 +56,7 @@ export const INTERRUPTED_SIGNALS: readonly SignalInput[] = [
     pattern: COLLECTIVE_FRAME,
     requires: String.raw`^\s*KeyboardInterrupt\b`,
     flags: 'im',
-    excludes: RAISED_CUDA,
+    excludes: RAISED_ERROR,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',

@@ -11,9 +11,10 @@ export const WAITING_FRAME = String.raw`wait|wait_for|_wait_for_tstate_lock|acqu
 // A Python frame inside a collective: torch.distributed (c10d, its 2.x logger wrapper), DeepSpeed's comm, or DDP
 // synchronising buffers or parameters with its peers (a broadcast or an all-reduce under forward/backward).
 export const COLLECTIVE_FRAME = String.raw`(?:distributed_c10d|c10d_logger)\.py", line \d+,? in \w+|deepspeed[/\\]comm[/\\]\w+\.py", line \d+,? in \w+|nn[/\\]parallel[/\\]distributed\.py", line \d+,? in _(?:sync\w{0,30}|distributed_broadcast\w{0,20}|match_all_reduce\w{0,20}|check_global_requires_backward_grad_sync)`;
-// A CUDA call that failed: the process raised, it did not wait. A stack printed around one (the C++ frames of a
-// watchdog that caught it, a dump taken on the way out) is a crash's, and a stall signal must not outrank it.
-export const RAISED_CUDA = String.raw`CUDA error: |an illegal memory access was encountered|device-side assert triggered|unspecified launch failure|CUDNN_STATUS_(?!SUCCESS)[A-Z_]+|CUBLAS_STATUS_(?!SUCCESS)[A-Z_]+`;
+// An error the process raised, not a wait: a CUDA call that failed, torch's own checks (devices, shapes, dtypes,
+// autograd) and its C++ c10::Error. A stack printed around one (the C++ frames of a watchdog that caught it, a dump
+// taken on the way out) is a crash's, and no stall signal may outrank it.
+export const RAISED_ERROR = String.raw`CUDA error: |an illegal memory access was encountered|device-side assert triggered|unspecified launch failure|CUDNN_STATUS_(?!SUCCESS)[A-Z_]+|CUBLAS_STATUS_(?!SUCCESS)[A-Z_]+|Expected all tensors to be on the same device|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d+\) must match|Trying to backward through the graph a second time|one of the variables needed for gradient computation has been modified|expected scalar type \w+ but found \w+|an instance of 'c10::Error'`;
 // What a py-spy, gdb or faulthandler dump of a live process starts each thread with.
 export const DUMP_MARK = String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)(?:\+gil)?\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`;
 
@@ -28,7 +29,7 @@ export const STALL_REPORT_SIGNALS: readonly SignalInput[] = [
     pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|failed to send a keep-alive heartbeat|heartbeat monitor[^\n]{0,300}no heartbeat|\bno heartbeats? (?:received )?(?:for|in|since)\b|\bheartbeats? (?:timed out|timeout (?:exceeded|expired|reached)|lost|missed|expired)\b|\b(?:missed|lost) (?:\d+ )?(?:consecutive )?heartbeats?\b`,
     // Ray marks a dead node by its missed heartbeats: a node gone (preempted, crashed), not a process stuck.
     unless: String.raw`marked dead|raylet|node (?:died|failure|is dead)`,
-    excludes: RAISED_CUDA,
+    excludes: RAISED_ERROR,
     error_type: 'hang',
     severity: 'critical',
     subsystem: 'nccl',
@@ -42,7 +43,7 @@ export const STALL_REPORT_SIGNALS: readonly SignalInput[] = [
     // answering: a process alive but no longer serving, which is what a hang looks like from outside.
     // A watchdog's settings ("abort if no progress for 1800 s") and notes that silence is normal are no hang.
     unless: String.raw`\b(?:if|when|whenever|unless)\b[^\n]{0,60}\b(?:no|not made|without)\b[^\n]{0,20}(?:progress|output|log)|\b(?:is|are) (?:normal|expected)\b`,
-    excludes: RAISED_CUDA,
+    excludes: RAISED_ERROR,
     error_type: 'hang',
     severity: 'error',
     subsystem: 'training',
@@ -52,7 +53,7 @@ export const STALL_REPORT_SIGNALS: readonly SignalInput[] = [
     name: 'dataloader_timeout',
     // The DataLoader's own timeout: no worker produced a batch in time (a worker stuck or dead).
     pattern: String.raw`DataLoader timed out after \d+ seconds`,
-    excludes: RAISED_CUDA,
+    excludes: RAISED_ERROR,
     error_type: 'deadlock',
     severity: 'error',
     subsystem: 'training',
@@ -63,7 +64,7 @@ export const STALL_REPORT_SIGNALS: readonly SignalInput[] = [
     // ps shows Python children as zombies ("[python] <defunct>") while the parent waits: workers died and
     // nobody reaped them, so the parent blocks forever (a DataLoader worker deadlock).
     pattern: String.raw`\[python[\d.]*\] <defun`,
-    excludes: RAISED_CUDA,
+    excludes: RAISED_ERROR,
     error_type: 'deadlock',
     severity: 'error',
     subsystem: 'training',
@@ -76,7 +77,7 @@ export const STALL_REPORT_SIGNALS: readonly SignalInput[] = [
     // or without that word (its "may indicate" sentence would switch the generic deadlock signal off).
     pattern: String.raw`waiting for remainder of ranks for more than \d+ seconds|^\s*Stalled ranks:`,
     flags: 'im',
-    excludes: RAISED_CUDA,
+    excludes: RAISED_ERROR,
     error_type: 'deadlock',
     severity: 'error',
     subsystem: 'training',
@@ -89,7 +90,7 @@ export const STALL_REPORT_SIGNALS: readonly SignalInput[] = [
     // The tokenizers fork warning names deadlocks on every healthy Hugging Face run, and libraries warn that
     // fork() "may lead to" or "can cause" one (Python 3.12, Polars): a risk named, not a deadlock seen.
     unless: String.raw`avoid deadlocks?|TOKENIZERS_PARALLELISM|to prevent (?:a )?deadlock|deadlock-prone|\b(?:may|might|can|could)\b[^\n]{0,60}dead ?lock`,
-    excludes: RAISED_CUDA,
+    excludes: RAISED_ERROR,
     error_type: 'deadlock',
     severity: 'error',
     subsystem: 'training',
