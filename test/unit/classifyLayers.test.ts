@@ -28,6 +28,22 @@ const FAILURES: readonly (readonly [string, string, string])[] = [
   ['hang', 'hang_reported', 'Evaluation hangs at 97% and never returns'],
   ['hang', 'progress_bar_frozen', 'Epoch 0:   0%|          | 0/3125 [45:02<?, ?it/s]'],
   ['hang', 'progress_bar_frozen', ' 0%|          | 0/100 [1:02:11<?, ?it/s]'],
+  [
+    'hang',
+    'watchdog_stuck',
+    '[rank7]:[E1019 ProcessGroupNCCL.cpp:1375] [PG 3 Rank 7] First PG on this rank that detected no heartbeat of its watchdog.',
+  ],
+  [
+    'hang',
+    'watchdog_stuck',
+    'Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.',
+  ],
+  [
+    'hang',
+    'watchdog_stuck',
+    '[PG 0 Rank 1] Could not acquire GIL within 300 ms on exit, possible GIL induced hang',
+  ],
+  ['hang', 'hang_reported', 'WARN: worker 3 became unresponsive during epoch 4'],
   // Launchers and stores that keep saying they wait.
   [
     'hang',
@@ -287,6 +303,8 @@ const HEALTHY: readonly string[] = [
   'still waiting for the dataset download (about 2 minutes left)',
   'CreateSession still waiting for response from worker: /job:worker/replica:0/task:1',
   'Reason: Completed\nMessage: Job completed before its deadline',
+  'heartbeat monitor enabled; the watchdog will abort the process if no heartbeat is detected',
+  'the web UI was unresponsive for a second while loading the dashboard',
 ];
 
 describe('signals read the layers around a training process (fourth round)', () => {
