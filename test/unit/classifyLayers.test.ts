@@ -157,6 +157,14 @@ const FAILURES: readonly (readonly [string, string, string])[] = [
     'process_group_timeout',
     'RuntimeError: Rank 1 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0.',
   ],
+  // GPUs lost in other drivers' words.
+  ['gpu_xid', 'gpu_lost', 'GPU 00000000:3B:00.0: Detected Critical Xid Error'],
+  [
+    'gpu_xid',
+    'gpu_lost',
+    '[ 812.1] amdgpu 0000:c3:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=1042, emitted seq=1044',
+  ],
+  ['gpu_xid', 'gpu_lost', '[ 812.2] amdgpu 0000:c3:00.0: amdgpu: GPU reset begin!'],
   // Stops in more numberings.
   ['cancelled_preempted', 'sigterm', '    exitcode  : -1 (pid: 4211)'],
   ['cancelled_preempted', 'sigterm', 'Status: Failed\nReason: Shutdown\nMessage: Pod was terminated'],
@@ -304,6 +312,8 @@ const HEALTHY: readonly string[] = [
   'CreateSession still waiting for response from worker: /job:worker/replica:0/task:1',
   'Reason: Completed\nMessage: Job completed before its deadline',
   'heartbeat monitor enabled; the watchdog will abort the process if no heartbeat is detected',
+  'amdgpu: ring gfx_0.0.0 uses VM inv eng 0 on hub 0',
+  '    Xid Errors: none recorded',
   'the web UI was unresponsive for a second while loading the dashboard',
 ];
 
