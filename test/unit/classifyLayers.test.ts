@@ -165,6 +165,28 @@ const FAILURES: readonly (readonly [string, string, string])[] = [
     '[ 812.1] amdgpu 0000:c3:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=1042, emitted seq=1044',
   ],
   ['gpu_xid', 'gpu_lost', '[ 812.2] amdgpu 0000:c3:00.0: amdgpu: GPU reset begin!'],
+  // Locks a forked child inherits held: logging's and the import system's.
+  [
+    'deadlock',
+    'stack_in_lock',
+    'Thread 0x7F (idle): "MainThread"\n    acquire (logging/__init__.py:917)\n    handle (logging/__init__.py:1000)',
+  ],
+  [
+    'deadlock',
+    'stack_in_lock',
+    'Traceback (most recent call last):\n  File "/usr/lib/python3.10/logging/__init__.py", line 226, in _acquireLock\n    _lock.acquire()\nKeyboardInterrupt',
+  ],
+  [
+    'deadlock',
+    'stack_in_lock',
+    'Thread 4211 (active): "Worker-1"\n    _lock_unlock_module (<frozen importlib._bootstrap>:416)',
+  ],
+  [
+    'cancelled_preempted',
+    'spot_interruption',
+    'Warning  Killing  pod/trainer-0  Killing container with id docker://trainer:Need to kill Pod',
+  ],
+  ['cancelled_preempted', 'spot_interruption', '007 (123.000.000) 06/01 10:00:00 Job was evicted.'],
   // Stops in more numberings.
   ['cancelled_preempted', 'sigterm', '    exitcode  : -1 (pid: 4211)'],
   ['cancelled_preempted', 'sigterm', 'Status: Failed\nReason: Shutdown\nMessage: Pod was terminated'],
@@ -314,6 +336,8 @@ const HEALTHY: readonly string[] = [
   'heartbeat monitor enabled; the watchdog will abort the process if no heartbeat is detected',
   'amdgpu: ring gfx_0.0.0 uses VM inv eng 0 on hub 0',
   '    Xid Errors: none recorded',
+  '  File "/usr/lib/python3.10/logging/__init__.py", line 917, in acquire',
+  'cache: 1200 entries evicted (LRU)',
   'the web UI was unresponsive for a second while loading the dashboard',
 ];
 

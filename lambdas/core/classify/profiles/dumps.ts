@@ -84,4 +84,19 @@ export const DUMP_SIGNALS: readonly SignalInput[] = [
     subsystem: 'training',
     priority: 25,
   },
+  {
+    name: 'stack_in_lock',
+    // A dump or a Ctrl-C traceback whose frames sit taking the logging module's lock or the import lock: the locks a
+    // forked child inherits held (fork after threads) or a signal handler re-enters, never released: a deadlock.
+    // py-spy prints "acquire (logging/__init__.py:917)", a traceback 'File ".../logging/__init__.py", line 917, in
+    // acquire', the import system '<frozen importlib._bootstrap>'.
+    pattern: String.raw`\b(?:acquire|_acquireLock|_acquire_module_lock|_lock_unlock_module) \((?:[^()\n]{0,200}[/\\])?(?:logging[/\\]__init__\.py|<frozen importlib\._bootstrap>):\d+\)|(?:logging[/\\]__init__\.py"|<frozen importlib\._bootstrap>"), line \d+,? in (?:acquire|_acquireLock|_acquire_module_lock|_lock_unlock_module)\b`,
+    requires: String.raw`${DUMP_MARK}|^\s*KeyboardInterrupt\b`,
+    excludes: String.raw`${FATAL_SIGNAL}|${RAISED_ERROR}`,
+    flags: 'im',
+    error_type: 'deadlock',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 33,
+  },
 ];

@@ -91,7 +91,8 @@ export const STALL_REPORT_SIGNALS: readonly SignalInput[] = [
     pattern: String.raw`\bdead ?lock(?:ed)?\b|Resource deadlock (?:avoided|would occur)|\bEDEADLK\b`,
     // glibc's strerror(EDEADLK) is "Resource deadlock avoided", libstdc++'s std::system_error "… would occur".
     // The tokenizers fork warning names deadlocks on every healthy Hugging Face run, and libraries warn that
-    // fork() "may lead to" or "can cause" one (Python 3.12, Polars): a risk named, not a deadlock seen.
+    // fork() "may lead to" or "can cause" one (Python 3.12, Polars): a risk named, not a deadlock seen. JAX's "will likely
+    // lead to a deadlock" after a fork stays a signal: in the tail of a run that stopped, it names what happened.
     unless: String.raw`avoid deadlocks?|TOKENIZERS_PARALLELISM|to prevent (?:a )?deadlock|deadlock-prone|\b(?:may|might|can|could)\b[^\n]{0,60}dead ?lock`,
     excludes: RAISED_ERROR,
     error_type: 'deadlock',
