@@ -116,6 +116,11 @@ const FAILURES: readonly (readonly [string, string, string])[] = [
     'connection_lost',
     '{"created":"@1.2","description":"Error received from peer","grpc_status":14}',
   ],
+  [
+    'communication',
+    'connection_lost',
+    'RuntimeError: NCCL communicator error: ncclRemoteError (see the peer rank)',
+  ],
   // The class raised, where no signal knows the message.
   ['communication', 'raised_connection_error', 'ConnectionAbortedError: the peer went away mid-batch'],
   [
