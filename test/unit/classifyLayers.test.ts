@@ -192,6 +192,29 @@ const FAILURES: readonly (readonly [string, string, string])[] = [
     'Warning  Killing  pod/trainer-0  Killing container with id docker://trainer:Need to kill Pod',
   ],
   ['cancelled_preempted', 'spot_interruption', '007 (123.000.000) 06/01 10:00:00 Job was evicted.'],
+  // Non-finite RL and optimiser quantities; torch's own exceptions.
+  [
+    'numerical_instability',
+    'metric_not_finite_repeated',
+    "{'kl': nan, 'rewards/chosen': 0.1}\n{'kl': nan, 'rewards/chosen': 0.2}",
+  ],
+  [
+    'numerical_instability',
+    'metric_not_finite_repeated',
+    'step 10 | lr=nan | weight_norm=nan\nstep 11 | lr=nan | weight_norm=nan',
+  ],
+  [
+    'torch',
+    'torch_raised',
+    'torch._dynamo.exc.Unsupported: call_function BuiltinVariable(open) [ConstantVariable()] {}',
+  ],
+  ['torch', 'torch_raised', 'torch.AcceleratorError: an uncaught device error was reported'],
+  ['torch', 'torch_raised', "RuntimeError: shape '[8, 512, 12, 64]' is invalid for input of size 1572864"],
+  [
+    'torch',
+    'torch_raised',
+    'RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn',
+  ],
   // Stops in more numberings.
   ['cancelled_preempted', 'sigterm', '    exitcode  : -1 (pid: 4211)'],
   ['cancelled_preempted', 'sigterm', 'Status: Failed\nReason: Shutdown\nMessage: Pod was terminated'],
@@ -343,6 +366,9 @@ const HEALTHY: readonly string[] = [
   '    Xid Errors: none recorded',
   '  File "/usr/lib/python3.10/logging/__init__.py", line 917, in acquire',
   'cache: 1200 entries evicted (LRU)',
+  "{'kl': nan, 'step': 0}\n{'kl': 0.01, 'step': 1}",
+  'eval: ppl=inf (loss 12.1, first step)\neval: ppl=inf (loss 11.9)',
+  'torch.distributed.elastic.multiprocessing.errors.ChildFailedError reporting disabled',
   'the web UI was unresponsive for a second while loading the dashboard',
 ];
 
