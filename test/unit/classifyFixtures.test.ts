@@ -11,7 +11,9 @@ import { loadLogFixtures } from '../support/logFixtures.js';
 // (floors were 97.5/97.8, 86.2/90.0). Round 4 (→ 539, the second blind round): validation 125/141 family, 127/141
 // decision. Round 5 (→ 613, the third blind round): development 434/444 family, 435/444 decision; validation
 // 145/169 and 148/169, and on the 141 excerpts of round 4 still 125 and 127 (the floor of 88.6/90.0 held there).
-const DEV_FLOOR = { family: 0.977, decision: 0.979 };
+// Fourth blind round (development 444 → 494 with 50 excerpts copied in mid-round): 476 and 478 of 494 when they
+// arrived, 484 and 485 after (the 444 still at 434 and 435 or better).
+const DEV_FLOOR = { family: 0.979, decision: 0.981 };
 const VALIDATION_FLOOR = { family: 0.857, decision: 0.875 };
 
 const fixtures = splitFixtures(loadLogFixtures());

@@ -1,7 +1,8 @@
 import { type Profile, type ProfileInput, ProfileSchema } from '../schema.js';
 import { BASIC_SIGNALS } from './basic.js';
 import { NCCL_SIGNALS } from './nccl.js';
-import { STALL_SIGNALS } from './stall.js';
+import { RAISED_SIGNALS } from './raised.js';
+import { STALL_SIGNALS } from './stalls.js';
 
 const DEFINITIONS: readonly ProfileInput[] = [
   {
@@ -12,7 +13,7 @@ const DEFINITIONS: readonly ProfileInput[] = [
   {
     name: 'nccl',
     description: 'basic plus NCCL, process-group timeouts and the network',
-    signals: [...BASIC_SIGNALS, ...NCCL_SIGNALS],
+    signals: [...BASIC_SIGNALS, ...NCCL_SIGNALS, ...RAISED_SIGNALS],
   },
   {
     name: 'stall',
@@ -22,7 +23,7 @@ const DEFINITIONS: readonly ProfileInput[] = [
   {
     name: 'production',
     description: 'every built-in signal (the default)',
-    signals: [...BASIC_SIGNALS, ...NCCL_SIGNALS, ...STALL_SIGNALS],
+    signals: [...BASIC_SIGNALS, ...NCCL_SIGNALS, ...STALL_SIGNALS, ...RAISED_SIGNALS],
   },
 ];
 

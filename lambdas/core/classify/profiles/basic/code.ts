@@ -21,6 +21,19 @@ export const CODE_SIGNALS: readonly SignalInput[] = [
     priority: 65,
   },
   {
+    name: 'torch_raised',
+    // An exception class of torch's own namespace (torch.AcceleratorError, torch._dynamo.exc.Unsupported, an Inductor
+    // or export error), and torch's checks in its own words: a tensor with no grad_fn, a view of the wrong size, input
+    // and weight of different types or devices, channels that do not match, an embedding index out of range. Its
+    // distributed, memory and CUDA errors have their own signals; mp.spawn's wrapper says only that a child raised.
+    pattern: String.raw`${LINE_PREFIX}(?<exception>torch\.(?!distributed\b|multiprocessing\b|cuda\.OutOfMemoryError|OutOfMemoryError)(?:_?\w{1,30}\.){0,4}\w{0,40}(?:Error|Exception|Unsupported|Failed))\b|does not require grad and does not have a grad_fn|shape '\[[^\]\n]{0,100}\]' is invalid for input of size \d+|Input type \([\w.]{1,60}\) and weight type \([\w.]{1,60}\) should be the same|to have \d+ channels, but got \d+ channels instead|IndexError: index out of range in self`,
+    flags: '',
+    error_type: 'torch',
+    severity: 'error',
+    subsystem: 'python',
+    priority: 60,
+  },
+  {
     name: 'python_exception',
     pattern: String.raw`${LINE_PREFIX}(?<exception>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))(?:\([\w.]{1,100}\))?(?::\s*(?<message>\S[^\n]{0,300})[^\n]*)?\s*$`,
     // Case-sensitive: an exception class is CamelCase, a metric line "eval_error: 0.03" is not one.

@@ -33,6 +33,18 @@ export const NUMERICS_SIGNALS: readonly SignalInput[] = [
     priority: 78,
   },
   {
+    name: 'metric_not_finite_repeated',
+    // RL and fine-tuning loggers print other quantities that only a diverged model makes nan (TRL/verl's 'kl',
+    // 'entropy', 'rewards/chosen', 'advantages', logits; a weight or parameter norm; the learning rate), in the same
+    // separators as a loss. nan only (a perplexity or a ratio may be inf while the loss is finite), on two logged steps.
+    pattern: String.raw`(?<![\w/.-])['"]?(?:[\w.-]{0,40}/)?(?:kl\w{0,20}|entropy\w{0,20}|rewards?\w{0,20}|advantages?\w{0,20}|logits?\w{0,20}|(?:weight|param\w{0,10}|update)[ _]?norm|lr|learning_rate)['"\]]?\s*(?:=|:|\|)\s*['"\[]?(?:tensor\()?[-+]?nan\b`,
+    min_lines: 2,
+    error_type: 'numerical_instability',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 77,
+  },
+  {
     name: 'grads_not_finite_repeated',
     // Trainers that check the gradients say so on each skipped step ("found inf or nan in gradients", "NaN/Inf
     // detected in grads, skipping update"). One is a routine fp16 overflow; three logged in a row is a run whose

@@ -1,0 +1,87 @@
+import type { SignalInput } from '../schema.js';
+import { RAISED_ERROR } from './stall.js';
+
+// A duration as watchdogs print it: "600 seconds", "30 min", "1.5h".
+const DURATION = String.raw`\d+(?:\.\d+)?\s?(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)`;
+// What a progress watchdog counts: a step, an iteration, a heartbeat, a log line, a counter.
+const PROGRESS_NOUN = String.raw`(?:global[_ ])?(?:steps?|iterations?|iters?|progress|heartbeats?|counter|log(?: line)?s?|output|batch(?:es)?|samples?)`;
+
+/**
+ * Stalls as the layers around a training process see them: the kernel's hung-task detector, a network file system
+ * that stopped answering, a progress or heartbeat watchdog of any framework, a launcher that keeps saying it waits,
+ * a progress bar frozen at zero. Each says a process is alive and not moving.
+ */
+export const PROGRESS_SIGNALS: readonly SignalInput[] = [
+  {
+    name: 'kernel_hung_task',
+    // The kernel's khungtaskd: "INFO: task python:4211 blocked for more than 120 seconds." A task in
+    // uninterruptible sleep (a dead NFS mount, a GPU driver call that never returns) cannot be killed or progress.
+    // Its siblings say a CPU or RCU stalled ("soft lockup - CPU#3 stuck for 22s!", "rcu_sched self-detected stall").
+    pattern: String.raw`\btask [^\n]{1,80}:\d+ blocked for more than \d+ seconds|\bsoft lockup - CPU#\d+ stuck for \d+s\b|\brcu_\w{0,20} (?:self-)?detected (?:expedited )?stalls?\b`,
+    excludes: RAISED_ERROR,
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'host',
+    priority: 33,
+  },
+  {
+    name: 'storage_not_responding',
+    // NFS ("nfs: server fs01 not responding, still trying"), and Lustre's lost connection whose operations "will wait
+    // for recovery": every read or write of the job blocks until the server is back.
+    pattern: String.raw`\bserver [\w.:[\]-]{1,100} not responding\b|\bin progress operations using this service will wait for recovery\b`,
+    excludes: RAISED_ERROR,
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'disk',
+    priority: 32,
+  },
+  {
+    name: 'progress_not_advancing',
+    // A watchdog of any framework reports what it counts (steps, heartbeats, log lines) stopped moving, or a limit
+    // exceeded without progress. "loss has not improved" (early stopping) counts no progress: it is no stall.
+    pattern: String.raw`\b${PROGRESS_NOUN}(?: count(?:er)?)? (?:has|have)(?:n't| not) (?:advanced|progressed|moved|increased|changed|been updated|updated)\b|\bexceeded ${DURATION}\b[^\n]{0,30}\bwithout (?:any |a )?(?:progress|output|heartbeats?|logs?|completing|completion|response|updates?|advancing)\b|\bstill waiting (?:for|on)\b[^\n]{0,100}\b(?:after|for|since) (?:over |more than )?${DURATION}\b|\b(?:has|have) been (?:waiting|blocked|stuck) (?:for )?(?:over |more than )?${DURATION}\b|\b(?:step|iteration|collective|all_?reduce|barrier|rank \d+)\b[^\n]{0,60}\bis taking (?:much |far |significantly )?longer than (?:expected|usual|\d)`,
+    unless: String.raw`\b(?:if|when|whenever|unless)\b`,
+    excludes: RAISED_ERROR,
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 33,
+  },
+  {
+    name: 'watchdog_fired',
+    // A job's own watchdog (Megatron's, a trainer's, a timeout wrapper's) that fired or expired: nothing progressed
+    // within its limit. Its settings ("watchdog timeout set to 600") are no firing.
+    pattern: String.raw`\bwatchdog\b[^\n]{0,100}\b(?:timed out|expired|triggered|fired|detected (?:a )?(?:hang|stall))\b|\b(?:hang|stall) watchdog\b[^\n]{0,60}\b(?:timeout|killing|terminating|aborting)\b`,
+    unless: String.raw`\b(?:set|setting|configured|enabled|if|when|will)\b`,
+    excludes: RAISED_ERROR,
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 25,
+  },
+  {
+    name: 'waiting_repeated',
+    // A launcher or store that says it is still waiting, again and again ("Waiting in store based barrier …",
+    // "waiting for 3 workers to join"): once is set-up, five times is a job stuck before its first step.
+    pattern: String.raw`\bWaiting in store[ _-]based barrier\b|\bwaiting for (?:\d+ |all |the )?(?:other |remaining )?(?:workers?|ranks?|peers?|processes|clients|nodes|hosts) to (?:join|connect|arrive|register|start)\b|\bstill waiting (?:for|on)\b|\bwaiting (?:for|on) [^\n]{1,60}\bto (?:join|connect|arrive|register|become ready|be ready|finish|complete|respond)\b`,
+    // TensorFlow's "CreateSession still waiting for response from worker" every ten seconds is the same stuck set-up.
+    min_lines: 5,
+    excludes: RAISED_ERROR,
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'distributed',
+    priority: 24,
+  },
+  {
+    name: 'progress_bar_frozen',
+    // A tqdm bar still at zero items with ten minutes or more elapsed and no rate ("0/500 [12:41<?, ?it/s]"): the
+    // first step never finished.
+    pattern: String.raw`(?:^|[\s|])0/\d+ \[(?:\d{1,3}:\d\d:\d\d|[1-5]\d:\d\d)<\?, \?(?:it|s|ba|batch|step)/s\]`,
+    flags: 'm',
+    excludes: RAISED_ERROR,
+    error_type: 'hang',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 25,
+  },
+];
