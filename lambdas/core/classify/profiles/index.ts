@@ -2,7 +2,7 @@ import { type Profile, type ProfileInput, ProfileSchema } from '../schema.js';
 import { BASIC_SIGNALS } from './basic.js';
 import { NCCL_SIGNALS } from './nccl.js';
 import { RAISED_SIGNALS } from './raised.js';
-import { STALL_SIGNALS } from './stalls.js';
+import { STALL_SIGNALS } from './stall.js';
 
 const DEFINITIONS: readonly ProfileInput[] = [
   {

@@ -1,5 +1,5 @@
 import type { SignalInput } from '../../schema.js';
-import { COLLECTIVE_FRAME } from '../stall.js';
+import { COLLECTIVE_FRAME } from '../stall/patterns.js';
 
 /** Stopped from outside: spot and node preemption, scheduler limits and cancellations, SIGTERM/SIGINT. */
 export const STOP_SIGNALS: readonly SignalInput[] = [

@@ -1,5 +1,5 @@
-import type { SignalInput } from '../schema.js';
-import { CRASHED, FATAL_SIGNAL, RAISED_ERROR } from './stall.js';
+import type { SignalInput } from '../../schema.js';
+import { CRASHED, FATAL_SIGNAL, RAISED_ERROR } from './patterns.js';
 
 /** Native views of a live process (gdb, pstack, eu-stack, py-spy --native, strace, /proc/PID/stack): its waits. */
 export const NATIVE_STACK_SIGNALS: readonly SignalInput[] = [

@@ -1,5 +1,5 @@
-import type { SignalInput } from '../schema.js';
-import { DUMP_MARK, FATAL_SIGNAL, RAISED_ERROR } from './stall.js';
+import type { SignalInput } from '../../schema.js';
+import { DUMP_MARK, FATAL_SIGNAL, RAISED_ERROR } from './patterns.js';
 
 /** Python stacks dumped from a live process (py-spy, faulthandler, gdb's py-bt): where a stuck job waits. */
 export const DUMP_SIGNALS: readonly SignalInput[] = [

@@ -1,5 +1,5 @@
-import type { SignalInput } from '../schema.js';
-import { RAISED_ERROR } from './stall.js';
+import type { SignalInput } from '../../schema.js';
+import { RAISED_ERROR } from './patterns.js';
 
 // A duration as watchdogs print it: "600 seconds", "30 min", "1.5h".
 const DURATION = String.raw`\d+(?:\.\d+)?\s?(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)`;

@@ -1,5 +1,5 @@
-import type { SignalInput } from '../schema.js';
-import { COLLECTIVE_FRAME, RAISED_ERROR, WAITING_FRAME } from './stall.js';
+import type { SignalInput } from '../../schema.js';
+import { COLLECTIVE_FRAME, RAISED_ERROR, WAITING_FRAME } from './patterns.js';
 
 /** Python tracebacks of a process stopped by hand (Ctrl-C) or printed without an exception: what it waited on. */
 export const INTERRUPTED_SIGNALS: readonly SignalInput[] = [
