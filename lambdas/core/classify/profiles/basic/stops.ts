@@ -44,7 +44,7 @@ export const STOP_SIGNALS: readonly SignalInput[] = [
     // A job that ran out of wall time in any scheduler's words was stopped from outside, like a SLURM TIME LIMIT.
     // torchrun stopping its own workers after one failed: a consequence, not an outside stop.
     // SIGINT lines belong to the sigint signal below.
-    unless: String.raw`\bSIGINT\b|\bsignal:? 2\b|\b2 death signal\b|closing signal (?:Signals\.)?SIGTERM|\b(?:if|when|before|unless)\b[^\n]{0,30}\b(?:wall ?(?:clock )?time|time ?limit)`,
+    unless: String.raw`\bSIGINT\b|\b(?:will|would|handlers?|register\w*|install\w*)\b[^\n]{0,40}\bSIG(?:TERM|HUP)\b|\bsignal:? 2\b|\b2 death signal\b|closing signal (?:Signals\.)?SIGTERM|\b(?:if|when|before|unless)\b[^\n]{0,30}\b(?:wall ?(?:clock )?time|time ?limit)`,
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',

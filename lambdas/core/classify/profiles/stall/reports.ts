@@ -30,7 +30,7 @@ export const STALL_REPORT_SIGNALS: readonly SignalInput[] = [
     // A monitor's hedged verdict ("training may be stuck", "appears to have stalled", "job has been idle for 3600 s")
     // is the same report in other words. A watchdog's settings ("abort if no progress for 1800 s") and notes that
     // silence is normal are no hang.
-    unless: String.raw`\b(?:if|when|whenever|unless)\b[^\n]{0,60}\b(?:no|not made|without)\b[^\n]{0,20}(?:progress|output|log)|\b(?:is|are) (?:normal|expected)\b`,
+    unless: String.raw`\b(?:if|when|whenever|unless)\b[^\n]{0,60}\b(?:no|not made|without)\b[^\n]{0,20}(?:progress|output|log)|\b(?:if|when|whenever|unless)\b[^\n]{0,40}\b(?:appears|seems|looks|might|may)\b|\b(?:is|are) (?:normal|expected)\b`,
     excludes: RAISED_ERROR,
     error_type: 'hang',
     severity: 'error',
