@@ -147,7 +147,7 @@ const FAILURES: readonly (readonly [string, string, string])[] = [
   // Ctrl-C as Python and SLURM report it.
   [
     'cancelled_preempted',
-    'sigint',
+    'keyboard_interrupt',
     '^CTraceback (most recent call last):\n  File "train.py", line 80, in main\n    loss = model(x)\nKeyboardInterrupt',
   ],
   [

@@ -1,5 +1,5 @@
 import type { SignalInput } from '../../schema.js';
-import { COLLECTIVE_FRAME } from '../stall/patterns.js';
+import { COLLECTIVE_FRAME, DUMP_MARK, WAITING_FRAME } from '../stall/patterns.js';
 
 /** Stopped from outside: spot and node preemption, scheduler limits and cancellations, SIGTERM/SIGINT. */
 export const STOP_SIGNALS: readonly SignalInput[] = [
@@ -55,18 +55,31 @@ export const STOP_SIGNALS: readonly SignalInput[] = [
     // SIGINT is Ctrl-C: a person (or a launcher forwarding it) stopped the job, which a restart undoes, unless the
     // stacks printed on the way out sit in a wait (a queue, a lock, a socket, a collective) away from any launcher's
     // child-waiting code: then the person stopped a job that was stuck, and the stall signals say so.
-    pattern: String.raw`Received (?:Signals\.)?(?:2|SIGINT) death signal|closing signal (?:Signals\.)?SIGINT\b|\bgot signal: 2\b|Signal 2 \(SIGINT\) received|\b(?:received|caught|got|handling|detected|trapped|intercepted) (?:signal:? )?(?:SIGINT|2)\b|\bSIGINT received\b|(?:terminated|killed) (?:by|with) (?:signal )?SIGINT\b|died with <Signals\.SIGINT\b|\bSignal handler called with signal 2\b|exitcode\s*:\s*-2\b|exit(?:ed with)? (?:code|status)[ :=]*130\b|^[^\n]{0,80}\bKeyboardInterrupt\s*$|\bsrun: (?:sending Ctrl-C to|interrupt \(one more within)`,
+    pattern: String.raw`Received (?:Signals\.)?(?:2|SIGINT) death signal|closing signal (?:Signals\.)?SIGINT\b|\bgot signal: 2\b|Signal 2 \(SIGINT\) received|\b(?:received|caught|got|handling|detected|trapped|intercepted) (?:signal:? )?(?:SIGINT|2)\b|\bSIGINT received\b|(?:terminated|killed) (?:by|with) (?:signal )?SIGINT\b|died with <Signals\.SIGINT\b|\bSignal handler called with signal 2\b|exitcode\s*:\s*-2\b|exit(?:ed with)? (?:code|status)[ :=]*130\b|\bsrun: (?:sending Ctrl-C to|interrupt \(one more within)`,
     // gdb stopping the process it debugs on Ctrl-C ("Program received signal SIGINT, Interrupt.") is a person
     // inspecting a live process: the backtrace that follows says where it waits (the stall signals read it).
     unless: String.raw`SIGINT, Interrupt\.`,
     // torchrun's exitcode -2 and a shell's 130 (128 + 2) are SIGINT in the launcher's and the shell's numbering;
-    // Python's KeyboardInterrupt ending a traceback is the same Ctrl-C as the interpreter reports it, srun's "sending
-    // Ctrl-C" the same forwarded by SLURM.
+    // srun's "sending Ctrl-C" the same forwarded by SLURM.
     excludes: String.raw`^\s*File "(?![^"\n]{0,300}(?:subprocess|/elastic/|/launch|/launcher/|/run\.py"))[^"\n]{1,300}", line \d+,? in (?:wait|wait_for|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|join|synchronize|barrier|monitored_barrier|all_reduce|all_gather\w{0,20}|reduce_scatter\w{0,20}|broadcast\w{0,20}|wait_for_everyone|_try_get_data|_get_data|accept)\s*$|${COLLECTIVE_FRAME}`,
     flags: 'im',
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',
     priority: 55,
+  },
+  {
+    name: 'keyboard_interrupt',
+    // Python's own report of Ctrl-C, a KeyboardInterrupt ending a traceback: a person stopped the job. Unless any frame
+    // above it sits in a wait (a queue, a lock, a socket, a synchronize, a collective, the DataLoader's workers) away
+    // from a launcher's child-waiting code, or a stack dump sits beside it: then a stuck job was stopped, and the
+    // stall signals (which read those frames) say so.
+    pattern: String.raw`^[^\n]{0,80}\bKeyboardInterrupt\s*$`,
+    excludes: String.raw`^\s*File "(?![^"\n]{0,300}(?:subprocess|/elastic/|/launch|/launcher/))[^"\n]{1,300}", line \d+,? in (?:${WAITING_FRAME}|_try_get_data|_get_data|_shutdown_workers|__del__|_cuda_synchronize|_all_gather_base|_reduce_scatter_base|_wait_for_workers|_acquireLock|_acquire_module_lock|_lock_unlock_module)\s*$|${COLLECTIVE_FRAME}|${DUMP_MARK}`,
+    flags: 'im',
+    error_type: 'cancelled_preempted',
+    severity: 'error',
+    subsystem: 'scheduler',
+    priority: 54,
   },
 ];
