@@ -14,7 +14,7 @@ import { loadLogFixtures } from '../support/logFixtures.js';
 // Fourth blind round (development 444 → 494 with 50 excerpts copied in mid-round): 476 and 478 of 494 when they
 // arrived, 484 and 485 after (the 444 still at 434 and 435 or better). Round 6 (→ 694): validation 173/200 family,
 // 177/200 decision; on the 169 excerpts of round 5 148 and 152 (the floor of 85.7/87.5 held there).
-const DEV_FLOOR = { family: 0.979, decision: 0.981 };
+const DEV_FLOOR = { family: 0.981, decision: 0.983 };
 const VALIDATION_FLOOR = { family: 0.865, decision: 0.885 };
 
 const fixtures = splitFixtures(loadLogFixtures());

@@ -36,7 +36,7 @@ export const RAISED_SIGNALS: readonly SignalInput[] = [
     // gRPC's DEADLINE_EXCEEDED (a call its peer never answered, also as an absl/XLA status "DEADLINE_EXCEEDED: …"): in a distributed job, peers that did not meet.
     // torchelastic's RendezvousConnectionError ("the connection to a rendezvous backend has failed") is the same
     // store at set-up; a DistNetworkError that says it timed out is a peer that never came.
-    pattern: String.raw`${RAISED}(?<exception>DistStoreError|TimeoutError|GetTimeoutError|DeadlineExceededError|RendezvousConnectionError|(?<=socket\.)timeout)${END}|${RAISED}DistNetworkError\b[^\n]{0,300}\b(?:timed out|timeout)\b|\bStatusCode\.DEADLINE_EXCEEDED\b|^[^\n]{0,80}\bDEADLINE_EXCEEDED: \S|"grpc_status":\s?4\b`,
+    pattern: String.raw`${RAISED}(?<exception>DistStoreError|TimeoutError|GetTimeoutError|DeadlineExceededError|RendezvousConnectionError|(?<=socket\.)timeout)${END}|${RAISED}DistNetworkError\b[^\n]{0,300}\b(?:timed out|timeout)\b|\bStatusCode\.DEADLINE_EXCEEDED\b|^[^\n]{0,240}\bDEADLINE_EXCEEDED: \S|"grpc_status":\s?4\b`,
     flags: '',
     error_type: 'distributed_timeout',
     severity: 'error',

@@ -1,11 +1,11 @@
 import type { SignalInput } from '../../schema.js';
-import { COLLECTIVE_FRAME } from '../stall/patterns.js';
+import { COLLECTIVE_FRAME, DUMP_MARK, WAITING_FRAME } from '../stall/patterns.js';
 
 /** Stopped from outside: spot and node preemption, scheduler limits and cancellations, SIGTERM/SIGINT. */
 export const STOP_SIGNALS: readonly SignalInput[] = [
   {
     name: 'spot_interruption',
-    pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|\b(?:is|was|been|being|got) preempted\b|^\s*Reason:\s*Evicted\b|\s\d+/\d+\s+Evicted\s|\bpod\b[^\n]{0,100}\bevicted\b|The node was low on resource|spot[ _-]?(?:instance[ _-]?)?interrupted|"action"\s*:\s*"(?:terminate|stop|hibernate)"\s*,\s*"time"|imminent node shutdown|\bnode is shutting down\b|Host EC2 \(instance [\w-]{1,40}\) terminated|instances\.preempted\b|\bpreemption (?:notice|signal|warning)\b|"EventType"\s*:\s*"(?:Preempt|Terminate)"|\bscheduled for termination\b|\b(?:instance|node) termination notice\b|\bReason:\s*Preempting\b|\s\d+[smhd]\s+default-scheduler\s+Preempt|auto-requeue signal|\bRequeu(?:e|ing) job \d+|\bSlurm[^\n]{0,40}\bsignal SIGUSR1\b|\bNode failure on\b|\b(?:node|instance|vm|tpu|pod|host|machine|worker|slice|job|allocation)s? (?:[\w.-]{1,60} )?preempted\b|\b(?:spot|preemptible)\b[^\n]{0,60}\breclaim(?:ed|ing)\b|\breclaim(?:ed|ing)\b[^\n]{0,40}\b(?:spot|preemptible)\b|\b(?:PreemptionBy\w{0,20}Scheduler|EvictionByEvictionAPI|TerminationByKubelet|DeletionByTaintManager)\b|\bNeed to kill Pod\b|\b(?:job|task|worker|container|instance|vm|node)s? (?:was |were |has been |have been |got )?evicted\b|\bsystemd-logind\b[^\n]{0,40}\bPower key pressed\b|\bSystem is (?:powering down|going down for (?:power-?off|halt))\b`,
+    pattern: String.raw`spot[ /_-]?(?:instance[ _-]?)?(?:interruption|termination)(?: notice| warning)?|EC2 Spot Instance Interruption|DUE TO PREEMPTION|\bpreempted by\b|\b(?:is|was|been|being|got) preempted\b|^\s*Reason:\s*Evicted\b|\s\d+/\d+\s+Evicted\s|\bpod\b[^\n]{0,100}\bevicted\b|The node was low on resource|spot[ _-]?(?:instance[ _-]?)?interrupted|"action"\s*:\s*"(?:terminate|stop|hibernate)"\s*,\s*"time"|imminent node shutdown|\bnode is shutting down\b|Host EC2 \(instance [\w-]{1,40}\) terminated|instances\.preempted\b|\bpreemption (?:notice|signal|warning)\b|"EventType"\s*:\s*"(?:Preempt|Terminate)"|\bscheduled for termination\b|\b(?:instance|node) termination notice\b|\bReason:\s*Preempting\b|\s\d+[smhd]\s+default-scheduler\s+Preempt|auto-requeue signal|\bRequeu(?:e|ing) job \d+|\bSlurm[^\n]{0,40}\bsignal SIGUSR1\b|\bNode failure on\b|\b(?:node|instance|vm|tpu|pod|host|machine|worker|slice|job|allocation)s? (?:[\w.-]{1,60} )?preempted\b|\b(?:spot|preemptible)\b[^\n]{0,60}\breclaim(?:ed|ing)\b|\breclaim(?:ed|ing)\b[^\n]{0,40}\b(?:spot|preemptible)\b|\b(?:PreemptionBy\w{0,20}Scheduler|EvictionByEvictionAPI|TerminationByKubelet|DeletionByTaintManager)\b|\bNeed to kill Pod\b|\b(?:job|task|worker|container|instance|vm|node)s? (?:was |were |has been |have been |got )?evicted\b|\s(?:Warning|Normal)\s{1,20}Preempted\s|\bPreempted in order to admit critical pod\b|\bmanaged spot training job\b[^\n]{0,60}\b(?:stopped|interrupted|terminated)\b|\bcapacity interruption\b|\bthis job is preempted\b|\bJob was (?:aborted|evicted)\b|\bsystemd-logind\b[^\n]{0,40}\bPower key pressed\b|\bSystem is (?:powering down|going down for (?:power-?off|halt))\b`,
     // The kubelet kills a deleted or evicted pod's containers ("Need to kill Pod"); HTCondor and clouds evict jobs and VMs.
     // A cloud VM is preempted by an ACPI power-off (GCE's spot and preemptible VMs, Azure's evictions): systemd-logind
     // logs the power key and the system powering down under the job.
@@ -37,14 +37,14 @@ export const STOP_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'sigterm',
-    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: (?:1|2|15)\b|received (?:signal )?SIGTERM|Received (?:Signals\.)?(?:\d+|SIG[A-Z]+) death signal|\bSignalException\b|(?:terminated|killed) (?:by|with) (?:signal )?SIG(?:TERM|HUP|INT)\b|died with <Signals\.SIG(?:TERM|HUP|INT)\b|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|closing signal (?:Signals\.)?SIG(?:HUP|INT|QUIT)\b|Caught signal SIG(?:TERM|HUP)\b|\b(?:caught|got|handling|detected|trapped|intercepted) (?:signal )?SIG(?:TERM|HUP|INT)\b|\bSignal handler called with signal (?:1|2|15)\b|\bcancell?ed by (?:the )?(?:user|admin\w*|operator|scheduler)\b|\bjob killed: walltime \d+ exceeded\b|\bTERM_(?:RUNLIMIT|PREEMPT|OWNER|ADMIN|FORCE_OWNER|FORCE_ADMIN)\b|exceeded (?:hard|soft) wallclock time|\bMax(?:Runtime|WaitTime)Exceeded\b|\bKilling\s{1,40}[^\n]{0,120}Stopping container\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|\b(?:received|caught) signal:? (?:1|2|15)\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted|\bexceeded (?:its |the |the job's |job )?(?:wall ?(?:clock )?time|time ?limit|run ?time limit)\b|\b(?:wall ?(?:clock )?time|job time) limit (?:exceeded|reached|expired)\b|\bexceeded (?:its |the |the job's |job )?(?:requested )?wall ?clock limit\b|\bJob deleted at request of\b|\bjob (?:was )?(?:deleted|cancell?ed) by (?:user|root|admin\w*|operator)\b|exitcode\s*:\s*-1\b|\bReason:\s*(?:Shutdown|NodeShutdown|Preempted|Preempting|DeadlineExceeded)\b|"reason":\s?"DeadlineExceeded"|\bscancel: Terminating job\b`,
+    pattern: String.raw`Signal 15 \(SIGTERM\) received|exitcode\s*:\s*-15\b|got signal: (?:1|2|15)\b|received (?:signal )?SIGTERM|Received (?:Signals\.)?(?:\d+|SIG[A-Z]+) death signal|\bSignalException\b|(?:terminated|killed) (?:by|with) (?:signal )?SIG(?:TERM|HUP|INT)\b|died with <Signals\.SIG(?:TERM|HUP|INT)\b|Signal (?:1|2|15) \(SIG(?:HUP|INT|TERM)\) received|received (?:signal )?SIG(?:HUP|INT)\b|closing signal (?:Signals\.)?SIG(?:HUP|INT|QUIT)\b|Caught signal SIG(?:TERM|HUP)\b|\b(?:caught|got|handling|detected|trapped|intercepted) (?:signal )?SIG(?:TERM|HUP|INT)\b|\bSignal handler called with signal (?:1|2|15)\b|\bcancell?ed by (?:the )?(?:user|admin\w*|operator|scheduler)\b|\bjob killed: walltime \d+ exceeded\b|\bTERM_(?:RUNLIMIT|PREEMPT|OWNER|ADMIN|FORCE_OWNER|FORCE_ADMIN)\b|exceeded (?:hard|soft) wallclock time|\bMax(?:Runtime|WaitTime)Exceeded\b|\bKilling\s{1,40}[^\n]{0,120}Stopping container\b|exit(?:ed with)? (?:code|status)[ :=]*143\b|CANCELLED AT \S+|\bSIG(?:TERM|HUP|INT) received\b|\b(?:received|caught) signal:? (?:1|2|15)\b|^\s*Terminated\s*$|srun: forcing job termination|Job step aborted|\bexceeded (?:its |the |the job's |job )?(?:wall ?(?:clock )?time|time ?limit|run ?time limit)\b|\b(?:wall ?(?:clock )?time|job time) limit (?:exceeded|reached|expired)\b|\bexceeded (?:its |the |the job's |job )?(?:requested )?wall ?clock limit\b|\bJob deleted at request of\b|\bjob (?:was )?(?:deleted|cancell?ed) by (?:user|root|admin\w*|operator)\b|exitcode\s*:\s*-1\b|\bReason:\s*(?:Shutdown|NodeShutdown|Preempted|Preempting|DeadlineExceeded)\b|"reason":\s?"DeadlineExceeded"|\bscancel: Terminating job\b|\bJob <\d+> is being terminated\b|\bthis job is timed-out\b|\bCaught signal SIGUSR[12]\b|^\s*Hangup\s*$|^[^\n]{0,60}\b\d+ (?:Terminated|Hangup)\s{2,}\S|\b(?:interrupted|stopped|terminated|killed|exiting|shutting down|aborted)\b[^\n]{0,20}\b(?:by|due to|on|after|because of) (?:a |the )?SIG(?:TERM|HUP)\b|\bBypassing (?:signal )?SIGTERM\b`,
     // torchrun's exitcode -1 is SIGHUP (the terminal or the agent's session went away); kubelet's graceful node
     // shutdown sets a pod's reason to Shutdown/NodeShutdown, a scheduler's preemption to Preempted; a Kubernetes Job past its
     // activeDeadlineSeconds fails with DeadlineExceeded (its time limit); scancel -v says it is terminating the job.
     // A job that ran out of wall time in any scheduler's words was stopped from outside, like a SLURM TIME LIMIT.
     // torchrun stopping its own workers after one failed: a consequence, not an outside stop.
     // SIGINT lines belong to the sigint signal below.
-    unless: String.raw`\bSIGINT\b|\bsignal:? 2\b|\b2 death signal\b|closing signal (?:Signals\.)?SIGTERM|\b(?:if|when|before|unless)\b[^\n]{0,30}\b(?:wall ?(?:clock )?time|time ?limit)`,
+    unless: String.raw`\bSIGINT\b|\b(?:will|would|handlers?|register\w*|install\w*)\b[^\n]{0,40}\bSIG(?:TERM|HUP)\b|\bsignal:? 2\b|\b2 death signal\b|closing signal (?:Signals\.)?SIGTERM|\b(?:if|when|before|unless)\b[^\n]{0,30}\b(?:wall ?(?:clock )?time|time ?limit)`,
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',
@@ -55,13 +55,31 @@ export const STOP_SIGNALS: readonly SignalInput[] = [
     // SIGINT is Ctrl-C: a person (or a launcher forwarding it) stopped the job, which a restart undoes, unless the
     // stacks printed on the way out sit in a wait (a queue, a lock, a socket, a collective) away from any launcher's
     // child-waiting code: then the person stopped a job that was stuck, and the stall signals say so.
-    pattern: String.raw`Received (?:Signals\.)?(?:2|SIGINT) death signal|closing signal (?:Signals\.)?SIGINT\b|\bgot signal: 2\b|Signal 2 \(SIGINT\) received|\b(?:received|caught|got|handling|detected|trapped|intercepted) (?:signal:? )?(?:SIGINT|2)\b|\bSIGINT received\b|(?:terminated|killed) (?:by|with) (?:signal )?SIGINT\b|died with <Signals\.SIGINT\b|\bSignal handler called with signal 2\b|exitcode\s*:\s*-2\b|exit(?:ed with)? (?:code|status)[ :=]*130\b`,
-    // torchrun's exitcode -2 and a shell's 130 (128 + 2) are SIGINT in the launcher's and the shell's numbering.
+    pattern: String.raw`Received (?:Signals\.)?(?:2|SIGINT) death signal|closing signal (?:Signals\.)?SIGINT\b|\bgot signal: 2\b|Signal 2 \(SIGINT\) received|\b(?:received|caught|got|handling|detected|trapped|intercepted) (?:signal:? )?(?:SIGINT|2)\b|\bSIGINT received\b|(?:terminated|killed) (?:by|with) (?:signal )?SIGINT\b|died with <Signals\.SIGINT\b|\bSignal handler called with signal 2\b|exitcode\s*:\s*-2\b|exit(?:ed with)? (?:code|status)[ :=]*130\b|\bsrun: (?:sending Ctrl-C to|interrupt \(one more within)`,
+    // gdb stopping the process it debugs on Ctrl-C ("Program received signal SIGINT, Interrupt.") is a person
+    // inspecting a live process: the backtrace that follows says where it waits (the stall signals read it).
+    unless: String.raw`SIGINT, Interrupt\.`,
+    // torchrun's exitcode -2 and a shell's 130 (128 + 2) are SIGINT in the launcher's and the shell's numbering;
+    // srun's "sending Ctrl-C" the same forwarded by SLURM.
     excludes: String.raw`^\s*File "(?![^"\n]{0,300}(?:subprocess|/elastic/|/launch|/launcher/|/run\.py"))[^"\n]{1,300}", line \d+,? in (?:wait|wait_for|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|join|synchronize|barrier|monitored_barrier|all_reduce|all_gather\w{0,20}|reduce_scatter\w{0,20}|broadcast\w{0,20}|wait_for_everyone|_try_get_data|_get_data|accept)\s*$|${COLLECTIVE_FRAME}`,
     flags: 'im',
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',
     priority: 55,
+  },
+  {
+    name: 'keyboard_interrupt',
+    // Python's own report of Ctrl-C, a KeyboardInterrupt ending a traceback: a person stopped the job. Unless any frame
+    // above it sits in a wait (a queue, a lock, a socket, a synchronize, a collective, the DataLoader's workers) away
+    // from a launcher's child-waiting code, or a stack dump sits beside it: then a stuck job was stopped, and the
+    // stall signals (which read those frames) say so.
+    pattern: String.raw`^[^\n]{0,80}\bKeyboardInterrupt\s*$`,
+    excludes: String.raw`^\s*File "(?![^"\n]{0,300}(?:subprocess|/elastic/|/launch|/launcher/))[^"\n]{1,300}", line \d+,? in (?:${WAITING_FRAME}|_try_get_data|_get_data|_shutdown_workers|__del__|_cuda_synchronize|_all_gather_base|_reduce_scatter_base|_wait_for_workers|_acquireLock|_acquire_module_lock|_lock_unlock_module)\s*$|${COLLECTIVE_FRAME}|${DUMP_MARK}`,
+    flags: 'im',
+    error_type: 'cancelled_preempted',
+    severity: 'error',
+    subsystem: 'scheduler',
+    priority: 54,
   },
 ];

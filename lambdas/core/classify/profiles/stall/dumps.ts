@@ -1,5 +1,5 @@
 import type { SignalInput } from '../../schema.js';
-import { DUMP_MARK, FATAL_SIGNAL, RAISED_ERROR } from './patterns.js';
+import { CRASHED, DUMP_MARK, FATAL_SIGNAL, RAISED_ERROR } from './patterns.js';
 
 /** Python stacks dumped from a live process (py-spy, faulthandler, gdb's py-bt): where a stuck job waits. */
 export const DUMP_SIGNALS: readonly SignalInput[] = [
@@ -13,7 +13,7 @@ export const DUMP_SIGNALS: readonly SignalInput[] = [
     // that drains the stream) behind a kernel that never finishes.
     pattern: String.raw`[(/](?:torch/distributed/(?:distributed_c10d|c10d_logger)|deepspeed/comm/\w+)\.py:\d+\)|distributed_c10d\.py"?, line \d+,? in \w+|\bin (?:nccl[A-Z]\w*|c10d::ProcessGroupNCCL::\w+(?:::\w+)?|cu(?:da)?(?:Stream|Device|Event)Synchronize|cu(?:da)?Memcpy\w{0,20})\s*\(`,
     requires: DUMP_MARK,
-    excludes: String.raw`Program (?:received|terminated with) signal|Fatal Python error|${RAISED_ERROR}`,
+    excludes: String.raw`${CRASHED}|${RAISED_ERROR}`,
     flags: 'im',
     error_type: 'hang',
     severity: 'error',

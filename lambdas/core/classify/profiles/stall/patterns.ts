@@ -1,9 +1,10 @@
 // Pieces of the stall signals, named once: what a crash prints, where a waiting stack sits, what a dump starts with.
 
-// What a crash prints about itself: a backtrace or dump that says so is a crash, not a stall.
-export const CRASHED = String.raw`Program (?:received|terminated with) signal|Fatal Python error|core dumped`;
+// What a crash prints about itself: a backtrace or dump that says so is a crash, not a stall. gdb's own Ctrl-C
+// ("received signal SIGINT, Interrupt.") is a person stopping a live process to dump it: no crash.
+export const CRASHED = String.raw`Program (?:received|terminated with) signal (?!SIGINT, Interrupt)|Fatal Python error|core dumped`;
 // The same with the fatal signals named, for native backtraces (a SIGSEGV'd thread also sits in a wait).
-export const FATAL_SIGNAL = String.raw`${CRASHED}|\bSIGSEGV\b|\bSIGABRT\b|Segmentation fault|received signal`;
+export const FATAL_SIGNAL = String.raw`${CRASHED}|\bSIGSEGV\b|\bSIGABRT\b|Segmentation fault|received signal (?!SIGINT, Interrupt)`;
 // Python functions that block until something else happens (a queue, a lock, an event, a socket, select/poll, a
 // CUDA synchronize, a collective or barrier, a thread join): a stack whose innermost frame is one of them waits.
 export const WAITING_FRAME = String.raw`wait|wait_for|_wait_for_tstate_lock|acquire|get|_poll|poll|select|recv|_recv|_recv_bytes|recv_bytes|recv_into|readinto|join|synchronize|barrier|monitored_barrier|_store_based_barrier|all_reduce|all_gather\w{0,20}|reduce_scatter\w{0,20}|broadcast\w{0,20}|all_to_all\w{0,20}|wait_for_everyone|accept`;

@@ -1,0 +1,46 @@
+import type { SignalInput } from '../../schema.js';
+
+/** NCCL on a job that expects EFA falling back to sockets or another provider, and NCCL's bare warnings. */
+export const EFA_FALLBACK_SIGNALS: readonly SignalInput[] = [
+  {
+    name: 'efa_provider_fallback',
+    // The OFI plugin loaded but picked a provider other than EFA (tcp, sockets): NCCL runs over TCP.
+    pattern: String.raw`NET/OFI Selected [Pp]rovider is (?!efa\b)(?<provider>[\w;]+)`,
+    error_type: 'efa_fallback',
+    severity: 'warning',
+    subsystem: 'network',
+    priority: 30,
+  },
+  {
+    name: 'efa_plugin_unusable',
+    // The OFI plugin found no EFA provider (or none at all) and gave up: NCCL falls back to sockets.
+    pattern: String.raw`NET/OFI[^\n]{0,300}(?:Only EFA provider is supported|initialization failed|Couldn't find any optimal provider|fi_getinfo\(\) call failed|OFI NCCL failure|No eligible providers?)|fi_getinfo: -61\b|(?:Can't|Cannot|Could not|Unable to) find (?:a |any )?provider[^\n]{0,40}\befa\b|\bno providers? (?:found|available)[^\n]{0,40}\befa\b`,
+    error_type: 'efa_fallback',
+    severity: 'warning',
+    subsystem: 'network',
+    priority: 29,
+  },
+  {
+    name: 'nccl_socket_fallback',
+    // NCCL quietly drops to TCP sockets when the OFI plugin fails to load; that is only wrong where EFA was
+    // meant to be used, which the same log tells by mentioning the OFI plugin or the EFA provider.
+    // Newer NCCL says "NET/Plugin: Could not find: libnccl-net.so" / "Using internal network plugin", or fails to find
+    // the net plugin's symbol (the CollNet symbol missing is normal: most plugins have none).
+    pattern: String.raw`NET/Socket\s*:\s*Using|Using network Socket|NET/Plugin\s*:\s*No plugin found|NET/Plugin\s*:\s*Could not find:? \S*libnccl-net|Using internal network plugin|NET/Plugin\s*:\s*Failed to find ncclNetPlugin_v\d`,
+    requires: String.raw`NET/OFI|aws-ofi-nccl|libnccl-net-ofi\.so|FI_PROVIDER["']?\s*[:=]\s*["']?efa|provider:? efa|OFI plugin|\bFI_EFA_[A-Z_]{2,40}|/opt/amazon/efa\b`,
+    error_type: 'efa_fallback',
+    severity: 'warning',
+    subsystem: 'nccl',
+    priority: 28,
+    description:
+      'NCCL uses TCP sockets although an EFA (OFI) plugin was expected: slow, and a sign of a broken setup',
+  },
+  {
+    name: 'nccl_warn',
+    pattern: String.raw`\bNCCL WARN\b\s*(?<message>[^\n]{0,200})`,
+    error_type: null,
+    severity: 'warning',
+    subsystem: 'nccl',
+    priority: 1,
+  },
+];

@@ -1,0 +1,50 @@
+import type { SignalInput } from '../../schema.js';
+
+/** The network under the collectives: an EFA plugin that failed, a peer or a path lost (sockets, IB, UCX, MPI, gRPC). */
+export const NETWORK_SIGNALS: readonly SignalInput[] = [
+  {
+    name: 'efa_plugin_error',
+    pattern: String.raw`NET/OFI[^\n]{0,300}(?:[Ff]ailed|Couldn't|Could not|Unable|error)|\bfi_\w+ (?:failed|returned error)`,
+    unless: String.raw`NCCL INFO`,
+    // A plugin that fails to start makes NCCL fall back to sockets: slower, not (by itself) a failure.
+    error_type: null,
+    severity: 'warning',
+    subsystem: 'network',
+    priority: 3,
+  },
+  {
+    name: 'connection_lost',
+    pattern: String.raw`Connection reset by peer|Connection refused|Connection closed by (?:remote |foreign )?(?:peer|host|server)|\bBroken pipe\b|\bECONNRESET\b|\bECONNREFUSED\b|Software caused connection abort|No route to host|Network is unreachable|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)\s*=?\s*(?:IBV_WC_\w{1,30}\()?(?:12|13)\b|\bIBV_WC_(?:RNR_)?RETRY_EXC_ERR\b|NET/IB\s*:\s*Got async event\s*:\s*(?:local catastrophic error|port error|[\w ]{0,40}(?:catastrophic|fatal) error|CQ error)|IBV_EVENT_(?:DEVICE_FATAL|PORT_ERR|QP_FATAL|CQ_ERR)\b|transport retry counter exceeded|remote process exited or there was a network error|\bncclRemoteError\b|Connection timed out|\bETIMEDOUT\b|NET/Socket\s*:\s*socket progress error|\bsocketProgress\w{0,10}: [^\n]{0,100}(?:failed|closed)|\bfi_cq_readerr\b|(?:Unreachable remote|Remote unreachable)\b|NET/OFI[^\n]{0,100}\bRequest\b[^\n]{0,200}\berror\b|\bUCX\s{1,4}ERROR\b[^\n]{0,200}(?:timed? ?out|unreachable|reset by|retry count|Input/output error|Connection|peer failure)|\bmlx\d\w{0,10}:[^\n]{0,100}\bgot completion with error\b|\bfailed to connect to all addresses\b|StatusCode\.UNAVAILABLE\b|\b(?:ORTE|PRR?TE|MPI\w{0,10}|mpirun|Hydra\w{0,10}) has lost communication with\b|\blost (?:communication|connection|contact) with (?:its |a |the )?(?:remote )?(?:daemon|peer|node|host|rank|worker)s?\b|\bcommlib error: got read error\b|\[Errno (?:32|101|103|104|107|111|112|113)\]|\berrno[ :=]{1,3}(?:104|111|113)\b|\b(?:EPIPE|ECONNABORTED|EHOSTUNREACH|ENETUNREACH|ENOTCONN|EHOSTDOWN|ENETDOWN)\b|\bTransport endpoint is not connected\b|\bHost is down\b|\bNetwork is down\b|\bConnection was likely closed\b|\b-?FI_E(?:HOSTUNREACH|CONNRESET|CONNREFUSED|NETUNREACH|CONNABORTED)\b|"grpc_status":\s?14\b|\b(?:peer|remote)(?: process| host| node| end)? (?:has |have )?(?:unexpectedly |abruptly )?(?:disconnected|hung up|closed (?:the )?connection)\b|\bName or service not known\b|\bTemporary failure in name resolution\b|\bnodename nor servname provided\b|\bgetaddrinfo(?:\(\))? failed\b|\bCould not resolve host\b|\[Errno -[235]\]|\bCommunication error with rank \d+|\bORTE_ERROR_LOG: Unreachable\b|\bTransport retry count exceeded\b|\bunhandled timeout error\b|\bDestination is unreachable\b|\bGloo connectFullMesh failed\b|\bAn existing connection was forcibly closed by the remote host\b|\bThe specified network name is no longer available\b|\bNo connection could be made because the target machine actively refused it\b|\bWSAE(?:CONNRESET|CONNREFUSED|CONNABORTED|HOSTUNREACH|NETUNREACH|NETDOWN|HOSTDOWN|NOTCONN)\b|\[WinError (?:64|10051|10053|10054|10057|10061|10064|10065)\]`,
+    // A peer that disconnected in its runtime's words (Open MPI: "peer process has unexpectedly disconnected"), and a
+    // peer's name that did not resolve (glibc's and macOS's getaddrinfo messages, Python's gaierror numbers): no path.
+    // The socket errors by number and errno name as Linux defines them (32 EPIPE, 101 ENETUNREACH, 103 ECONNABORTED,
+    // 104 ECONNRESET, 107 ENOTCONN, 111 ECONNREFUSED, 112 EHOSTDOWN, 113 EHOSTUNREACH), libfabric's -FI_E* codes,
+    // torch's TCPStore "got 0 bytes. Connection was likely closed", gRPC's status 14 (UNAVAILABLE) in its JSON form.
+    // ncclRemoteError is NCCL's code for "a network error or a remote process exiting prematurely" (its documentation):
+    // the peer or the path to it, like the sentence NCCL prints with it.
+    // MPI runtimes (Open MPI's ORTE/PRRTE, Hydra) and Grid Engine's commlib say they lost a daemon or a peer.
+    // UCX (Open MPI, UCC, Ray's transports) reports a lost peer as an endpoint timeout, an unreachable destination or
+    // a reset connection; mlx5's verbs provider prints a failed completion itself; gRPC (JAX's coordination service,
+    // Ray, TF) says UNAVAILABLE when the peer's socket is gone. MPICH's error stack names the rank it lost ("Communication
+    // error with rank 3"), Open MPI's runtime an unreachable daemon; UCX's status strings (mlx5's "Transport retry count
+    // exceeded", "Destination is unreachable", a UD endpoint's "unhandled timeout error") a peer
+    // that stopped answering; Gloo a full mesh it could not connect. Windows words the same socket errors its own way
+    // (WSAECONNRESET "forcibly closed by the remote host", ERROR_NETNAME_DELETED "network name is no longer available",
+    // WSAECONNREFUSED "actively refused"), by WSAE name or as Python's [WinError N].
+    // A client that retries says so on the same line ("… Connection refused). Retrying.", c10d's "[W socket.cpp]"
+    // warnings, huggingface_hub's "thrown while requesting"): a retry that may well succeed, not a failure. A
+    // failure still ends in an error line of its own.
+    unless: String.raw`\bretrying\b|\bRetry \d|will retry|thrown while requesting|^\s*(?:\[rank\d+\]:\s*)?(?:\[W[\d ]|W\d{4} \d\d:)`,
+    error_type: 'communication',
+    severity: 'error',
+    subsystem: 'network',
+    // IB completion status 12/13 is "retry counter exceeded": the peer stopped answering (other statuses, such
+    // as 4, a local protection error, are NCCL's or the HCA's own and stay nccl). NCCL's socket transport and the
+    // EFA provider (libfabric's completion-queue errors, "Unreachable remote", a failed OFI request) lose a peer
+    // the same way; ETIMEDOUT is a connection nobody answered. An IB async event (a port down, the HCA's "local
+    // catastrophic error") is the fabric failing under NCCL.
+    // Above the generic NCCL error: "NCCL error … Last error: Connection reset by peer" is a network fault,
+    // and the network action (check EFA, security groups, NCCL_SOCKET_IFNAME) is the useful one.
+    priority: 46,
+  },
+];

@@ -1,0 +1,48 @@
+import type { SignalInput } from '../../schema.js';
+
+/** Collective and set-up timeouts: the NCCL watchdog, NCCL's own, process groups, stores and rendezvous. */
+export const NCCL_TIMEOUT_SIGNALS: readonly SignalInput[] = [
+  {
+    name: 'nccl_watchdog_timeout',
+    pattern: String.raw`Watchdog caught collective operation timeout(?::\s*WorkNCCL\(SeqNum=(?<seq>\d+), OpType=(?<op_type>\w+)[^)]*?Timeout\(ms\)=(?<timeout_ms>\d+)\) ran for (?<ran_ms>\d+) milliseconds)?`,
+    error_type: 'watchdog_timeout',
+    severity: 'critical',
+    subsystem: 'nccl',
+    priority: 52,
+  },
+  {
+    name: 'nccl_timeout',
+    // torch 2.4+ names the NCCL work that timed out ("Timeout at NCCL work: 5021, last enqueued …") without the
+    // watchdog's sentence.
+    // Any collective library (NCCL, RCCL, MCCL/ctran, torchcomms) aborting its communicator because a wait timed out.
+    pattern: String.raw`\bcomm(?:unicator)?s? (?:was |were |is |been )?abort(?:ed|ing) (?:due to|because of|after|on) (?:a |the )?(?:time ?out|timed out)|Timeout at NCCL work: -?\d+|NCCL (?:communicator was aborted|operation timed out|timeout)|\bncclTimeout\b|Timed out waiting for NCCL|timed out in blocking wait|NCCL[^\n]{0,300}timed out after`,
+    error_type: 'nccl_timeout',
+    severity: 'critical',
+    subsystem: 'nccl',
+    priority: 50,
+  },
+  {
+    name: 'process_group_timeout',
+    pattern: String.raw`DistStoreError: (?:Timed out|Socket Timeout|wait timeout)|Timed out initializing process group|Timed out after \d+ seconds waiting for clients|RendezvousTimeoutError|ProcessGroupGloo[^\n]{0,300}[Tt]imed out|Timed out waiting \d+ms for (?:recv|send) operation|client socket has timed out|Socket Timeout|connect\(\) timed out|gloo[^\n]{0,300}(?:Connect timeout|[Tt]imed out)|store[ _-]based barrier[^\n]{0,300}[Tt]imed out|\bApplication timeout caused pair closure\b|\bmonitored_?barrier\b[^\n]{0,100}\b(?:timed out|timeout)|TCPStore[^\n]{0,300}[Tt]imed out|\[c10d\][^\n]{0,300}\b(?:timed out|timeout) after \d|wait timeout after \d+\s*ms|failed to pass monitoredBarrier|rendezvous[^\n]{0,100}timed out|Timed out waiting for (?:all )?(?:workers|tasks|hosts|ranks|clients)\b|\bbarrier\b[^\n]{0,100}\btimed out\b|(?:coordination service|CoordinationService)[^\n]{0,200}(?:DEADLINE_EXCEEDED|Deadline Exceeded)|\b(?:Timeout|Timed out) waiting for (?:the )?key\b|\bwaiting for key\b[^\n]{0,100}\btim(?:ed ?out|eout)\b|\bmonitoredBarrier\b[^\n]{0,100}\breceived errors\b|\b(?:PMIx?\w{0,20}|KVS_Fence|PMI_Barrier)\b[^\n]{0,100}\b(?:timed out|timeout)\b|\bTimed out waiting for (?:the )?(?:[\w-]{1,30} ){0,3}to (?:register|join|connect|rendezvous|arrive|check in)\b|\bTimed out waiting for (?:the )?rendezvous\b|\bRuntimeError: Wait timeout\s*$`,
+    // A store read that waited for a key nobody wrote, a monitored barrier whose peers failed to report, PMI/PMIx's
+    // key-value fence or barrier timing out under MPI and srun: some peer never reached set-up.
+    // JAX/XLA's coordination service (its distributed initialise) says DEADLINE_EXCEEDED when a task never registers.
+    // Any barrier of a launcher or coordination service that timed out (JAX's "Barrier timed out", a store's):
+    // some peer never arrived at set-up. Any launcher or coordinator that timed out waiting for its workers to register,
+    // join or rendezvous (DeepSpeed's, Horovod's, a coordinator's), and the old TCPStore's bare "Wait timeout", say the same.
+    error_type: 'distributed_timeout',
+    severity: 'critical',
+    subsystem: 'distributed',
+    priority: 48,
+  },
+  {
+    name: 'rendezvous_closed',
+    // torchelastic closes the rendezvous when an agent shuts the job down (its pod deleted, its node reclaimed,
+    // the agent told to stop); the agents left see RendezvousClosedError. Stopped from outside: a restart helps.
+    pattern: String.raw`\bRendezvousClosedError\b`,
+    error_type: 'cancelled_preempted',
+    severity: 'error',
+    subsystem: 'scheduler',
+    priority: 50,
+  },
+];
