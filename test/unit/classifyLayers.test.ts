@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { classify, classifyDetailed } from '../../lambdas/core/classify/index.js';
+import { describe } from 'vitest';
+import { itClassifiesEachRow, itIsNoStall, itStaysHealthy, type SignalRow } from '../support/classifyRows.js';
 
 // Fourth blind round: the layers around a training process (the kernel, a file system, a progress watchdog, native
 // and live-process tools, sockets by errno, stores, schedulers) and the class of the exception raised as a last
 // resort. Synthetic lines written from each tool's format, never corpus excerpts, never counted as accuracy; each row
 // names the signal it exercises.
-const FAILURES: readonly (readonly [string, string, string])[] = [
+const FAILURES: readonly SignalRow[] = [
   // The kernel and the file systems under a stuck job.
   ['hang', 'kernel_hung_task', '[86400.1] INFO: task python3:40211 blocked for more than 120 seconds.'],
   ['hang', 'kernel_hung_task', 'watchdog: BUG: soft lockup - CPU#12 stuck for 23s! [python:4021]'],
@@ -373,27 +373,9 @@ const HEALTHY: readonly string[] = [
 ];
 
 describe('signals read the layers around a training process (fourth round)', () => {
-  it.each(FAILURES.map(([type, signal, text]) => [type, signal, text.slice(0, 80), text] as const))(
-    '%s by %s: %s',
-    (type, signal, _, text) => {
-      const d = classifyDetailed(text);
-      expect(d.error_type).toBe(type);
-      expect(d.matches.map((m) => m.signal)).toContain(signal);
-    },
-  );
+  itClassifiesEachRow(FAILURES);
 
-  it.each(CRASHES_WITH_STACKS.map((t) => [t.slice(0, 90), t] as const))(
-    'a raised CUDA error is no stall: %s',
-    (_, text) => {
-      const d = classifyDetailed(text);
-      expect(d.error_type).toBe('torch');
-      expect(d.matches.filter((m) => m.error_type === 'hang' || m.error_type === 'deadlock')).toEqual([]);
-    },
-  );
+  itIsNoStall('a raised CUDA error is no stall', CRASHES_WITH_STACKS, 'torch');
 
-  it.each(HEALTHY.map((t) => [t.slice(0, 90), t] as const))('stays healthy: %s', (_, text) => {
-    const d = classifyDetailed(text);
-    expect(d.matches.filter((m) => m.error_type !== null).map((m) => m.signal)).toEqual([]);
-    expect(classify(text).error_type).toBeNull();
-  });
+  itStaysHealthy(HEALTHY);
 });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { classify, classifyDetailed } from '../../lambdas/core/classify/index.js';
+import { classifyDetailed } from '../../lambdas/core/classify/index.js';
+import { itClassifiesEachRow, itStaysHealthy, type SignalRow } from '../support/classifyRows.js';
 
 // Fifth blind round: the same failures as other runtimes, schedulers and tools print them (MPI, UCX, Gloo, Windows
 // sockets, JAX's coordination service, LSF, HTCondor, submitit, Kubernetes events, SageMaker, shells, gdb). Synthetic
 // lines written from each tool's documented or source-level format, never corpus excerpts, never counted as
 // accuracy; each row names the signal it exercises.
-const FAILURES: readonly (readonly [string, string, string])[] = [
+const FAILURES: readonly SignalRow[] = [
   // Schedulers and launchers that stop a job from outside.
   ['cancelled_preempted', 'sigterm', 'Job <48151> is being terminated'],
   [
@@ -178,20 +179,9 @@ const HEALTHY: readonly string[] = [
 ];
 
 describe('signals read the same failure as other runtimes print it (fifth round)', () => {
-  it.each(FAILURES.map(([type, signal, text]) => [type, signal, text.slice(0, 80), text] as const))(
-    '%s by %s: %s',
-    (type, signal, _, text) => {
-      const d = classifyDetailed(text);
-      expect(d.error_type).toBe(type);
-      expect(d.matches.map((m) => m.signal)).toContain(signal);
-    },
-  );
+  itClassifiesEachRow(FAILURES);
 
-  it.each(HEALTHY.map((t) => [t.slice(0, 90), t] as const))('stays healthy: %s', (_, text) => {
-    const d = classifyDetailed(text);
-    expect(d.matches.filter((m) => m.error_type !== null).map((m) => m.signal)).toEqual([]);
-    expect(classify(text).error_type).toBeNull();
-  });
+  itStaysHealthy(HEALTHY);
 
   it('a core file dumped by gdb is a crash, not a live process that stopped moving', () => {
     const d = classifyDetailed(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classify, classifyDetailed } from '../../lambdas/core/classify/index.js';
+import { classifyDetailed } from '../../lambdas/core/classify/index.js';
+import { itStaysHealthy } from '../support/classifyRows.js';
 
 // The structures a failure takes across loggers, launchers and versions, written from how the software prints
 // them (synthetic lines, never corpus excerpts, never counted as accuracy), and the healthy look-alikes that
@@ -318,9 +319,5 @@ describe('signals read the structure of a failure, not one log phrase', () => {
     },
   );
 
-  it.each(HEALTHY.map((t) => [t.slice(0, 90), t] as const))('stays healthy: %s', (_, text) => {
-    const d = classifyDetailed(text);
-    expect(d.matches.filter((m) => m.error_type !== null).map((m) => m.signal)).toEqual([]);
-    expect(classify(text).error_type).toBeNull();
-  });
+  itStaysHealthy(HEALTHY);
 });

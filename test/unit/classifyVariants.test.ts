@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { classify, classifyDetailed } from '../../lambdas/core/classify/index.js';
+import { describe } from 'vitest';
+import { itClassifiesEachRow, itIsNoStall, itStaysHealthy, type SignalRow } from '../support/classifyRows.js';
 
 // More structures, second blind round: how stalls, stops from outside, transports, allocators and loggers print a
 // failure, written from the software's formats (synthetic lines, never corpus excerpts, never counted as accuracy),
@@ -9,7 +9,7 @@ const tb = (...frames: string[]) =>
     '\n',
   );
 
-const FAILURES: readonly (readonly [string, string, string])[] = [
+const FAILURES: readonly SignalRow[] = [
   // Ctrl-C on a process that sat waiting: the frames say on what.
   [
     'hang',
@@ -419,24 +419,9 @@ const HEALTHY: readonly string[] = [
 ];
 
 describe('signals read the structure of a failure in more formats (second round)', () => {
-  it.each(FAILURES.map(([type, signal, text]) => [type, signal, text.slice(0, 80), text] as const))(
-    '%s by %s: %s',
-    (type, signal, _, text) => {
-      const d = classifyDetailed(text);
-      expect(d.error_type).toBe(type);
-      expect(d.matches.map((m) => m.signal)).toContain(signal);
-    },
-  );
+  itClassifiesEachRow(FAILURES);
 
-  it.each(NOT_STALLS.map((t) => [t.slice(0, 90), t] as const))('is no stall: %s', (_, text) => {
-    const d = classifyDetailed(text);
-    expect(d.error_type).not.toBeNull(); // the rows are failures (a KeyboardInterrupt, a crash), only not stalls
-    expect(d.matches.filter((m) => m.error_type === 'hang' || m.error_type === 'deadlock')).toEqual([]);
-  });
+  itIsNoStall('is no stall', NOT_STALLS); // failures (a KeyboardInterrupt, a crash), only not stalls
 
-  it.each(HEALTHY.map((t) => [t.slice(0, 90), t] as const))('stays healthy: %s', (_, text) => {
-    const d = classifyDetailed(text);
-    expect(d.matches.filter((m) => m.error_type !== null).map((m) => m.signal)).toEqual([]);
-    expect(classify(text).error_type).toBeNull();
-  });
+  itStaysHealthy(HEALTHY);
 });
