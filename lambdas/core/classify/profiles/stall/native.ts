@@ -1,5 +1,5 @@
 import type { SignalInput } from '../../schema.js';
-import { CRASHED, FATAL_SIGNAL, RAISED_ERROR } from './patterns.js';
+import { CRASHED, FATAL_SIGNAL, MUTEX_WAIT, RAISED_ERROR } from './patterns.js';
 
 /** Native views of a live process (gdb, pstack, eu-stack, py-spy --native, strace, /proc/PID/stack): its waits. */
 export const NATIVE_STACK_SIGNALS: readonly SignalInput[] = [
@@ -8,7 +8,7 @@ export const NATIVE_STACK_SIGNALS: readonly SignalInput[] = [
     // A thread of a live process blocked taking a mutex (glibc's lll_lock_wait under pthread_mutex_lock): a lock
     // nobody releases, the mark of a lock-ordering or fork-after-threads deadlock, where a thread waiting on a
     // condition or a socket is merely waiting for a peer.
-    pattern: String.raw`^#\d\s+(?:0x[0-9a-f]+ in )?(?:__GI___lll_lock_wait\w*|__lll_lock_wait\w*|__GI___pthread_mutex_lock|___?pthread_mutex_lock\w*|lll_mutex_lock\w*)\b`,
+    pattern: String.raw`^#\d\s+(?:0x[0-9a-f]+ in )?(?:${MUTEX_WAIT})\b`,
     requires: String.raw`\(gdb\)|^Thread \d+ \(Thread 0x[0-9a-f]+|^#\d+\s+0x[0-9a-f]+ in `,
     excludes: String.raw`${FATAL_SIGNAL}|${RAISED_ERROR}`,
     flags: 'im',
@@ -75,7 +75,7 @@ export const NATIVE_STACK_SIGNALS: readonly SignalInput[] = [
     name: 'native_mutex_wait',
     // py-spy --native and eu-stack show a thread blocked taking a mutex in glibc (lll_lock_wait under
     // pthread_mutex_lock) without gdb's frame numbers: a lock nobody releases, a deadlock (see gdb_mutex_wait).
-    pattern: String.raw`^\s*(?:#\d+\s+0x[0-9a-f]+\s+)?(?:__GI___lll_lock_wait\w{0,20}|__lll_lock_wait\w{0,20}|lll_lock_wait\w{0,20}|__GI___pthread_mutex_lock|___?pthread_mutex_lock\w{0,20})\s*(?:\(|$)`,
+    pattern: String.raw`^\s*(?:#\d+\s+0x[0-9a-f]+\s+)?(?:${MUTEX_WAIT})\s*(?:\(|$)`,
     requires: String.raw`Thread (?:\d+|0x[0-9a-f]+) \((?:idle|active)(?:\+gil)?\)|^#\d+\s+0x[0-9a-f]+\s`,
     excludes: String.raw`${FATAL_SIGNAL}|${RAISED_ERROR}`,
     flags: 'im',

@@ -18,3 +18,6 @@ export const COLLECTIVE_FRAME = String.raw`(?:distributed_c10d|c10d_logger)\.py"
 export const RAISED_ERROR = String.raw`CUDA error: |an illegal memory access was encountered|device-side assert triggered|unspecified launch failure|CUDNN_STATUS_(?!SUCCESS)[A-Z_]+|CUBLAS_STATUS_(?!SUCCESS)[A-Z_]+|Expected all tensors to be on the same device|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d+\) must match|Trying to backward through the graph a second time|one of the variables needed for gradient computation has been modified|expected scalar type \w+ but found \w+|an instance of 'c10::Error'`;
 // What a py-spy, gdb or faulthandler dump of a live process starts each thread with.
 export const DUMP_MARK = String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)(?:\+gil)?\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`;
+// glibc's functions a thread sits in while taking a mutex (lll_lock_wait under pthread_mutex_lock), in gdb's, pstack's,
+// eu-stack's and py-spy --native's spellings: a lock nobody releases.
+export const MUTEX_WAIT = String.raw`__GI___lll_lock_wait\w{0,20}|__lll_lock_wait\w{0,20}|lll_lock_wait\w{0,20}|__GI___pthread_mutex_lock|___?pthread_mutex_lock\w{0,20}|lll_mutex_lock\w{0,20}`;
