@@ -182,7 +182,7 @@ const HEALTHY: readonly string[] = [
   '#SBATCH --time=72:00:00 --requeue --signal=USR1@90',
   'Preemption handler installed; a checkpoint is saved on SIGTERM',
   'checkpoint_on_preemption: true  requeue_on_preemption: true',
-  'spot instances may be interrupted with a 2-minute warning; checkpoints every 30 min',
+  'spot instances are interrupted when capacity is needed, with a 2-minute warning',
   'If the job is cancelled, resubmit it with --dependency=afterany:123',
   'scancel will not be needed: the job ends by itself',
   'To avoid running out of GPU memory, lower the batch size or enable gradient checkpointing.',

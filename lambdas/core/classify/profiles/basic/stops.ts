@@ -17,7 +17,7 @@ export const STOP_SIGNALS: readonly SignalInput[] = [
     // events say "EventType": "Preempt"; Kubernetes' scheduler records a Preempting event; a job that handles SLURM's
     // pre-time-limit SIGUSR1 (Lightning's auto-requeue) is being stopped and requeued; srun reports a node failure.
     // A note that a node was not (or would be, if …) preempted is no preemption.
-    unless: String.raw`\b(?:no|not|never|if|when|unless|whether|may|might|can|could|will|would)\b[^\n]{0,40}\b(?:preempted|interrupted|reclaimed|evicted)\b|\b(?:handler|listener|watcher|monitor)s? (?:is |was )?(?:installed|registered|enabled|started)\b`,
+    unless: String.raw`\b(?:no|not|never|if|when|unless|whether)\b[^\n]{0,40}\b(?:preempted|interrupted|reclaimed)\b|\b(?:handler|listener|watcher|monitor)s? (?:is |was )?(?:installed|registered|enabled|started)\b`,
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',
