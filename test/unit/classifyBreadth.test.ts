@@ -175,6 +175,33 @@ const FAILURES: readonly SignalRow[] = [
     '{"created":"@1700000000.1","description":"Error received from peer","grpc_message":"Stream removed","grpc_status":2}',
   ],
   ['communication', 'connection_lost', 'torch.distributed.DistNetworkError: Failed to recv, got 0 bytes.'],
+  // Structures widened on the excerpts of this round (each with variants of other tools, not the excerpts' lines).
+  ['cpu_oom_killed', 'sigkill', 'Epoch 3:  41%|████      | 410/1000 [02:01<02:54,  3.38it/s]Killed'],
+  ['cpu_oom_killed', 'sigkill', 'worker 2 died: child terminated with exit signal 9'],
+  ['cpu_oom_killed', 'sigkill', 'the trainer process was killed by kill signal SIGKILL'],
+  ['cancelled_preempted', 'sigterm', 'train:  12%|█▏        | 120/1000 [00:40<04:53,  3.00it/s]Terminated'],
+  [
+    'oom',
+    'cuda_oom_other',
+    'mem pool: allocation size 8589934592 is larger than the total device memory 8388608000',
+  ],
+  [
+    'numerical_instability',
+    'metric_not_finite_repeated',
+    '| epoch 004 | valid on valid | ppl nan\n| epoch 005 | valid on valid | ppl nan',
+  ],
+  ['numerical_instability', 'metric_not_finite_repeated', 'eval perplexity = nan\neval perplexity = nan'],
+  ['numerical_instability', 'loss_not_finite', 'Step 300/1000; acc: 1.2; xent: nan; lr: 0.001'],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'TimeoutError: Timed out while waiting for the coordinator to become ready',
+  ],
+  ['communication', 'connection_lost', 'btl_tcp: connect() to 10.1.2.3:1024 failed: No route to host (113)'],
+  ['communication', 'connection_lost', 'ERROR: transport failed to connect to the remote endpoint 10.1.2.3'],
+  ['communication', 'connection_lost', '[E] comm init: socket establishment timed out after 120 s (rank 3)'],
+  ['gpu_xid', 'gpu_lost', 'kernel: i915 0000:00:02.0: [drm] GPU HANG: ecode 12:1:85dffffb, in python [4242]'],
+  ['gpu_xid', 'gpu_lost', 'PVR_K: 1234: Guilty Lockup detected on core 0'],
 ];
 
 // Look-alikes: configured limits, installed handlers, hints, statistics and expected nan on healthy runs.
@@ -197,6 +224,10 @@ const HEALTHY: readonly string[] = [
   'NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nNCCL INFO comm 0x55 rank 0 nranks 8 - Init COMPLETE',
   'Waiting for the master at 10.0.0.1:29500 ...\nConnected to the master.',
   'WARNING: [Errno 110] Connection timed out; retrying in 5 s',
+  'eval perplexity = 12.4\neval perplexity = nan (empty split)',
+  'Epoch 1:  100%|██████████| 1000/1000 [05:00<00:00, 3.33it/s]\nKilled 3 stale checkpoints',
+  'MPI: connect() to 10.1.2.3:1024 failed; retrying on the next interface',
+  'Status of workers: [running] Terminated=0',
 ];
 
 describe('signals read the same failure as software outside the development set prints it (sixth round)', () => {

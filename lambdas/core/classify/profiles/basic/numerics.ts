@@ -37,7 +37,7 @@ export const NUMERICS_SIGNALS: readonly SignalInput[] = [
     // RL and fine-tuning loggers print other quantities that only a diverged model makes nan (TRL/verl's 'kl',
     // 'entropy', 'rewards/chosen', 'advantages', logits; a weight or parameter norm; the learning rate), in the same
     // separators as a loss. nan only (a perplexity or a ratio may be inf while the loss is finite), on two logged steps.
-    pattern: String.raw`(?<![\w/.-])['"]?(?:[\w.-]{0,40}/)?(?:kl\w{0,20}|entropy\w{0,20}|rewards?\w{0,20}|advantages?\w{0,20}|logits?\w{0,20}|(?:weight|param\w{0,10}|update)[ _]?norm|lr|learning_rate)['"\]]?\s*(?:=|:|\|)\s*['"\[]?(?:tensor\()?[-+]?nan\b`,
+    pattern: String.raw`(?<![\w/.-])['"]?(?:[\w.-]{0,40}/)?(?:kl\w{0,20}|entropy\w{0,20}|ppl|perplexity|rewards?\w{0,20}|advantages?\w{0,20}|logits?\w{0,20}|(?:weight|param\w{0,10}|update)[ _]?norm|lr|learning_rate)['"\]]?\s*(?:=|:|\|)?\s*['"\[]?(?:tensor\()?[-+]?nan\b`,
     min_lines: 2,
     error_type: 'numerical_instability',
     severity: 'error',
