@@ -202,6 +202,30 @@ const FAILURES: readonly SignalRow[] = [
   ['communication', 'connection_lost', '[E] comm init: socket establishment timed out after 120 s (rank 3)'],
   ['gpu_xid', 'gpu_lost', 'kernel: i915 0000:00:02.0: [drm] GPU HANG: ecode 12:1:85dffffb, in python [4242]'],
   ['gpu_xid', 'gpu_lost', 'PVR_K: 1234: Guilty Lockup detected on core 0'],
+  // A signal handler's frame in a traceback: a signal came from outside.
+  [
+    'cancelled_preempted',
+    'sigint',
+    'Traceback (most recent call last):\n  File "/opt/launcher/run.py", line 80, in main\n    proc.wait()\n  File "/opt/launcher/run.py", line 41, in _signal_handler\n    cleanup(procs)\nTypeError: cleanup() missing 1 required positional argument',
+  ],
+  [
+    'cancelled_preempted',
+    'sigint',
+    'Traceback (most recent call last):\n  File "train.py", line 12, in handle_sigterm\n    save_checkpoint()\nOSError: checkpoint dir is read-only',
+  ],
+  // Launchers stack their prefixes (a timestamp, then an MPI rank tag): the exception is still the last line.
+  [
+    'exception',
+    'python_exception',
+    '2024-01-01T10:00:00.123Z: [1,0]<stderr>:ValueError: bad label 7 in row 12',
+  ],
+  ['exception', 'python_exception', "2024-01-01T10:00:00Z [default3]:KeyError: 'input_ids'"],
+  // NCCL 2.19+ puts the dlerror before "No plugin found" on a job that expects EFA.
+  [
+    'efa_fallback',
+    'nccl_socket_fallback',
+    'FI_EFA_USE_DEVICE_RDMA=1\nNCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation',
+  ],
 ];
 
 // Look-alikes: configured limits, installed handlers, hints, statistics and expected nan on healthy runs.
