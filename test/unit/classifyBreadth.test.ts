@@ -226,6 +226,74 @@ const FAILURES: readonly SignalRow[] = [
     'nccl_socket_fallback',
     'FI_EFA_USE_DEVICE_RDMA=1\nNCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation',
   ],
+  // More stops from outside: host maintenance, Kubernetes node loss, Vertex/Ray/Argo/Flux states, systemd, docker ps.
+  [
+    'cancelled_preempted',
+    'spot_interruption',
+    'Instance terminated due to host maintenance (onHostMaintenance=TERMINATE)',
+  ],
+  [
+    'cancelled_preempted',
+    'spot_interruption',
+    'Normal  NodeNotReady  2m  node-controller  Node gpu-7 status is now: NodeNotReady',
+  ],
+  ['cancelled_preempted', 'spot_interruption', 'trainer-worker-3   0/1   Terminating   0   5h12m'],
+  ['cancelled_preempted', 'sigterm', 'state: JOB_STATE_CANCELLED'],
+  ['cancelled_preempted', 'sigterm', "Job 'raysubmit_a1b2c3' was stopped"],
+  ['cancelled_preempted', 'sigterm', "Stopped with strategy 'Terminate'"],
+  ['cancelled_preempted', 'sigterm', 'train.service: Main process exited, code=killed, status=15/TERM'],
+  [
+    'cancelled_preempted',
+    'sigterm',
+    'abc123   trainer:latest   "python train.py"   Exited (143) 2 minutes ago',
+  ],
+  ['cancelled_preempted', 'sigterm', '=>> PBS: job killed: cput 36001 exceeded limit 36000'],
+  [
+    'cancelled_preempted',
+    'sigterm',
+    'flux-job: job.exception type=timeout severity=0 resource allocation expired',
+  ],
+  ['cancelled_preempted', 'sigint', 'train.service: Main process exited, code=killed, status=2/INT'],
+  ['cpu_oom_killed', 'sigkill', 'train.service: Main process exited, code=killed, status=9/KILL'],
+  ['cpu_oom_killed', 'sigkill', 'abc123   trainer:latest   "python train.py"   Exited (137) 5 minutes ago'],
+  // More accelerators' allocators.
+  ['oom', 'cuda_oom_other', 'hipMalloc(&ptr, 8589934592) failed: out of memory'],
+  ['oom', 'cuda_oom_other', 'EL0004: [PID: 4242] 2024-01-01-10:00:00 Failed to allocate memory.'],
+  ['oom', 'cuda_oom_other', 'aclrtMalloc failed, ret=207001, size=4294967296'],
+  ['oom', 'cuda_oom_other', 'RuntimeError: Invalid buffer size: 12.50 GB'],
+  ['oom', 'cuda_oom_other', 'synapse: device memory allocation failed (requested 34359738368 bytes)'],
+  // torch's own checks in its own words.
+  [
+    'torch',
+    'torch_usage_error',
+    'RuntimeError: Expected object of scalar type Long but got scalar type Float for argument #2',
+  ],
+  [
+    'torch',
+    'torch_usage_error',
+    'RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.',
+  ],
+  [
+    'torch',
+    'torch_usage_error',
+    'RuntimeError: stack expects each tensor to be equal size, but got [3, 224, 224] at entry 0',
+  ],
+  ['torch', 'torch_usage_error', 'RuntimeError: "addmm_impl_cpu_" not implemented for \'Half\''],
+  [
+    'torch',
+    'torch_usage_error',
+    "NotImplementedError: Could not run 'aten::empty_strided' with arguments from the 'CUDA' backend.",
+  ],
+  ['torch', 'torch_usage_error', 'RuntimeError: No CUDA GPUs are available'],
+  ['torch', 'torch_usage_error', 'AssertionError: Torch not compiled with CUDA enabled'],
+  // Non-finite values in coloured terminal logs and in prose.
+  [
+    'numerical_instability',
+    'loss_not_finite',
+    'step: 120  \x1b[32mloss: \x1b[31m   nan\x1b[39m  memory: 40.1GiB',
+  ],
+  ['numerical_instability', 'loss_not_finite', '[36mtrain_loss[0m: [31mnan[0m'],
+  ['numerical_instability', 'nan_detected', 'WARNING: loss went to nan at step 4200'],
 ];
 
 // Look-alikes: configured limits, installed handlers, hints, statistics and expected nan on healthy runs.
@@ -252,6 +320,12 @@ const HEALTHY: readonly string[] = [
   'Epoch 1:  100%|██████████| 1000/1000 [05:00<00:00, 3.33it/s]\nKilled 3 stale checkpoints',
   'MPI: connect() to 10.1.2.3:1024 failed; retrying on the next interface',
   'Status of workers: [running] Terminated=0',
+  'scheduling: onHostMaintenance=TERMINATE, automaticRestart=true',
+  'trainer-worker-3   1/1   Running   0   5h12m',
+  "Job 'raysubmit_a1b2c3' succeeded",
+  'train.service: Main process exited, code=exited, status=0/SUCCESS',
+  '| Allocations | 1024 | OOMs: 0 | device memory allocated: 12.1 GiB |',
+  'step: 120  \x1b[32mloss: \x1b[31m  2.3141\x1b[39m  memory: 40.1GiB',
 ];
 
 describe('signals read the same failure as software outside the development set prints it (sixth round)', () => {

@@ -16,5 +16,5 @@ export const ECC_XIDS = '48|63|64|94|95';
 export const APP_XIDS = '13|31|43|45';
 // A metric named for a loss, in any logger: loss, 'loss', val_loss, train/loss, critic/vf_loss, loss_cls.
 // The name may sit in quotes or brackets ("[Loss] nan", loguru-style tables).
-export const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}(?:loss|cross[-_]?entropy|xent|nll|elbo)[\w/.-]{0,40}['"\]]?`;
-export const NON_FINITE = String.raw`['"\[]?(?:tensor\(|array\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;
+export const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}(?:loss|cross[-_]?entropy|xent|nll|elbo)[\w/.-]{0,40}['"\]]?(?:\x1b?\[[\d;]{1,8}m){0,2}`;
+export const NON_FINITE = String.raw`(?:\x1b?\[[\d;]{1,8}m\s{0,8}){0,2}['"\[]?(?:tensor\(|array\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;
