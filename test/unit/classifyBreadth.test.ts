@@ -294,6 +294,67 @@ const FAILURES: readonly SignalRow[] = [
   ],
   ['numerical_instability', 'loss_not_finite', '[36mtrain_loss[0m: [31mnan[0m'],
   ['numerical_instability', 'nan_detected', 'WARNING: loss went to nan at step 4200'],
+  // Timeouts and lost peers of TensorFlow and Ascend's HCCL (CANN error codes).
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'tensorflow.python.framework.errors_impl.DeadlineExceededError: Collective ops is aborted by: failed to connect to task 1',
+  ],
+  [
+    'nccl_timeout',
+    'nccl_timeout',
+    'EI0002: The wait execution of the Notify register times out. Reason: rank 3',
+  ],
+  [
+    'communication',
+    'connection_lost',
+    'EI0006: Getting socket times out. Reason: the remote rank did not connect',
+  ],
+  // The host out of memory in other managers' and schedulers' words.
+  [
+    'cpu_oom_killed',
+    'host_oom_kill',
+    'systemd-oomd[812]: Killed /user.slice/user-1000.slice/session-3.scope due to memory pressure',
+  ],
+  [
+    'cpu_oom_killed',
+    'host_oom_kill',
+    'earlyoom: low memory! at or below SIGTERM limits: mem 4.9%, swap 9.8%',
+  ],
+  ['cpu_oom_killed', 'host_oom_kill', '=>> PBS: job killed: mem 134217728kb exceeded limit 125829120kb'],
+  [
+    'cpu_oom_killed',
+    'host_oom_kill',
+    'Job 48151: TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.',
+  ],
+  [
+    'cpu_oom_killed',
+    'host_oom_kill',
+    'Job has gone over memory limit of 65536 megabytes. Peak usage: 70000 megabytes.',
+  ],
+  [
+    'cpu_oom_killed',
+    'host_alloc_failed',
+    'OSError: [WinError 1455] The paging file is too small for this operation to complete',
+  ],
+  // Hardware under other drivers' words.
+  [
+    'gpu_xid',
+    'gpu_lost',
+    'NVRM: GPU0 _kgspRpcRecvPoll: Timeout waiting for RPC from GSP! Expected function 76',
+  ],
+  ['gpu_xid', 'gpu_lost', 'nvidia 0000:3b:00.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0'],
+  [
+    'ecc_error',
+    'ecc_uncorrectable',
+    'amdgpu 0000:c1:00.0: amdgpu: 2 uncorrectable hardware errors detected in umc block',
+  ],
+  // A socket fallback on a job that names EFA or an EFA instance type.
+  [
+    'efa_fallback',
+    'nccl_socket_fallback',
+    'instance type: p4d.24xlarge\nNCCL INFO NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5)\nNCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>',
+  ],
 ];
 
 // Look-alikes: configured limits, installed handlers, hints, statistics and expected nan on healthy runs.
@@ -326,6 +387,10 @@ const HEALTHY: readonly string[] = [
   'train.service: Main process exited, code=exited, status=0/SUCCESS',
   '| Allocations | 1024 | OOMs: 0 | device memory allocated: 12.1 GiB |',
   'step: 120  \x1b[32mloss: \x1b[31m  2.3141\x1b[39m  memory: 40.1GiB',
+  'systemd-oomd is enabled; swap 0 B; memory.high=60G',
+  'earlyoom v1.7 started: mem total 512000 MiB, will send SIGTERM at 4%',
+  'Xid errors: 0 | AER: corrected errors: 0 | uncorrectable hardware errors: none',
+  'NCCL INFO NET/Plugin: Loaded net plugin Libfabric (v8)\nNCCL INFO NET/OFI Selected provider is efa',
 ];
 
 describe('signals read the same failure as software outside the development set prints it (sixth round)', () => {

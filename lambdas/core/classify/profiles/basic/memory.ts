@@ -28,7 +28,7 @@ export const MEMORY_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'host_oom_kill',
-    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory|\bOOMKilled\b|\boom[-_ ]kill(?:ed)? events?\b|out-of-memory handler|exceeded (?:its |the |step |job )?memory limit|task \d+: Out Of Memory|\bOUT_OF_MEMORY\b|by the OOM[- ]killer\b|\b(?:was|got|been|being) OOM[- ]?killed\b|\bKilled process \d+ \([^)\n]{1,64}\)[^\n]{0,40}(?:total-vm|anon-rss)|\boom_reaper: reaped process|\bRay killed this worker\b|\bkilled this worker\b[^\n]{0,300}\bmemory\b|\bkilled due to (?:the node running low on memory|memory (?:pressure|overuse|usage))`,
+    pattern: String.raw`Out of memory: Kill(?:ed)? process (?<pid>\d+) \((?<process>[^)]+)\)|Memory cgroup out of memory|invoked oom-killer|\boom-kill:|oom_kill_process|killed due to memory pressure|(?:node|host) (?:is )?running low on memory|\bOOMKilled\b|\boom[-_ ]kill(?:ed)? events?\b|out-of-memory handler|exceeded (?:its |the |step |job )?memory limit|task \d+: Out Of Memory|\bOUT_OF_MEMORY\b|by the OOM[- ]killer\b|\b(?:was|got|been|being) OOM[- ]?killed\b|\bKilled process \d+ \([^)\n]{1,64}\)[^\n]{0,40}(?:total-vm|anon-rss)|\boom_reaper: reaped process|\bsystemd-oomd\b[^\n]{0,40}\bKilled\b|\bearlyoom\b[^\n]{0,80}\b(?:sending SIG(?:TERM|KILL)|low memory)|\bjob killed: (?:mem|vmem|pmem) \d+\w{0,3} exceeded limit\b|\bTERM_MEMLIMIT\b|\b(?:h_vmem|h_rss)\b[^\n]{0,60}\bexceed|\bgone over (?:its |the )?memory limit\b|\bRay killed this worker\b|\bkilled this worker\b[^\n]{0,300}\bmemory\b|\bkilled due to (?:the node running low on memory|memory (?:pressure|overuse|usage))`,
     // Kubernetes says OOMKilled, SLURM's cgroup counts oom-kill events or says a job exceeded its memory limit,
     // sacct reports OUT_OF_MEMORY: the same kernel OOM kill, seen by the scheduler. The kernel's own lines may lose their
     // prefix in an excerpt ("Killed process N (python) total-vm…", the oom_reaper); Ray's memory monitor kills a
@@ -40,7 +40,7 @@ export const MEMORY_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'host_alloc_failed',
-    pattern: String.raw`DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|${LINE_PREFIX}(?:[\w.]{0,60}\._)?(?:Array)?MemoryError\b|Cannot allocate memory|Unable to allocate \d+(?:\.\d+)?\s?[KMGTP]i?B for an array|'std::bad_alloc'|what\(\):\s*std::bad_alloc\b|\[Errno 12\]|\bENOMEM\b`,
+    pattern: String.raw`DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|${LINE_PREFIX}(?:[\w.]{0,60}\._)?(?:Array)?MemoryError\b|Cannot allocate memory|Unable to allocate \d+(?:\.\d+)?\s?[KMGTP]i?B for an array|'std::bad_alloc'|what\(\):\s*std::bad_alloc\b|\[Errno 12\]|\[WinError 1455\]|\bpaging file is too small\b|\bENOMEM\b`,
     // C++ throws std::bad_alloc when new finds no memory; errno 12 (ENOMEM) is the kernel refusing an allocation or fork.
     error_type: 'cpu_oom_killed',
     severity: 'critical',
