@@ -346,7 +346,7 @@ const FAILURES: readonly SignalRow[] = [
   ['gpu_xid', 'gpu_lost', 'nvidia 0000:3b:00.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0'],
   [
     'ecc_error',
-    'ecc_uncorrectable',
+    'gpu_ecc_uncorrectable',
     'amdgpu 0000:c1:00.0: amdgpu: 2 uncorrectable hardware errors detected in umc block',
   ],
   // A socket fallback on a job that names EFA or an EFA instance type.
