@@ -355,6 +355,42 @@ const FAILURES: readonly SignalRow[] = [
     'nccl_socket_fallback',
     'instance type: p4d.24xlarge\nNCCL INFO NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5)\nNCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>',
   ],
+  // Requeues, drains, autoscalers and workflow engines that stop a job; Windows' and click's Ctrl-C.
+  ['cancelled_preempted', 'spot_interruption', 'INFO: requeing job 48151...'],
+  [
+    'cancelled_preempted',
+    'spot_interruption',
+    'submitit INFO - Job has timed out. Ran 4320 minutes out of requested 4320 minutes.',
+  ],
+  ['cancelled_preempted', 'spot_interruption', 'evicting pod default/trainer-worker-0'],
+  [
+    'cancelled_preempted',
+    'spot_interruption',
+    '{"level":"INFO","message":"disrupting nodeclaim(s) via delete, terminating 1 nodes (1 pods)"}',
+  ],
+  ['cancelled_preempted', 'spot_interruption', 'Scale-down: removing node ip-10-0-1-7, utilization: 0.1'],
+  ['cancelled_preempted', 'sigterm', 'Task stopped by user at 2024-01-01 10:00'],
+  ['cancelled_preempted', 'sigterm', 'UserError: Job canceled.'],
+  ['cancelled_preempted', 'sigterm', 'Process `TRAIN (1)` terminated with an error exit status (143)'],
+  ['cancelled_preempted', 'sigint', 'Terminate batch job (Y/N)?'],
+  ['cancelled_preempted', 'sigint', 'Epoch 3: 41%\nAborted!'],
+  ['cpu_oom_killed', 'sigkill', 'Process `TRAIN (1)` terminated with an error exit status (137)'],
+  // TensorFlow's and vLLM's words for device memory that ran out.
+  [
+    'oom',
+    'cuda_oom_other',
+    'tensorflow.python.framework.errors_impl.InternalError: Dst tensor is not initialized.',
+  ],
+  [
+    'oom',
+    'cuda_oom_other',
+    "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (12000).",
+  ],
+  [
+    'numerical_instability',
+    'grads_not_finite_repeated',
+    'Non-finite norm encountered in torch.nn.utils.clip_grad_norm_\nNon-finite norm encountered in torch.nn.utils.clip_grad_norm_\nNon-finite norm encountered in torch.nn.utils.clip_grad_norm_',
+  ],
 ];
 
 // Look-alikes: configured limits, installed handlers, hints, statistics and expected nan on healthy runs.
@@ -391,6 +427,9 @@ const HEALTHY: readonly string[] = [
   'earlyoom v1.7 started: mem total 512000 MiB, will send SIGTERM at 4%',
   'Xid errors: 0 | AER: corrected errors: 0 | uncorrectable hardware errors: none',
   'NCCL INFO NET/Plugin: Loaded net plugin Libfabric (v8)\nNCCL INFO NET/OFI Selected provider is efa',
+  'jobs: 12 running, 0 failed, job cancelled: 0',
+  'Non-finite norm encountered in torch.nn.utils.clip_grad_norm_; continuing anyway\nstep 101 loss 2.31',
+  '--requeue is set: the job will be requeued on preemption',
 ];
 
 describe('signals read the same failure as software outside the development set prints it (sixth round)', () => {

@@ -49,7 +49,7 @@ export const NUMERICS_SIGNALS: readonly SignalInput[] = [
     // Trainers that check the gradients say so on each skipped step ("found inf or nan in gradients", "NaN/Inf
     // detected in grads, skipping update"). One is a routine fp16 overflow; three logged in a row is a run whose
     // every step overflows.
-    pattern: String.raw`\b(?:nan|inf)(?:\s?(?:/|or|and)\s?(?:nan|inf))?s?\b(?: values?)?(?: (?:found|detected|encountered))? in (?:the )?(?:local )?grad(?:ient)?s?\b`,
+    pattern: String.raw`\b(?:nan|inf)(?:\s?(?:/|or|and)\s?(?:nan|inf))?s?\b(?: values?)?(?: (?:found|detected|encountered))? in (?:the )?(?:local )?grad(?:ient)?s?\b|\bNon-finite norm encountered\b`,
     min_lines: 3,
     error_type: 'numerical_instability',
     severity: 'error',
