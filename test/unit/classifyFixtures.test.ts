@@ -15,8 +15,9 @@ import { loadLogFixtures } from '../support/logFixtures.js';
 // arrived, 484 and 485 after (the 444 still at 434 and 435 or better). Round 6 (→ 694): validation 173/200 family,
 // 177/200 decision; on the 169 excerpts of round 5 148 and 152 (the floor of 85.7/87.5 held there). Round 7 (→ 781,
 // the fifth blind round): development 532/542 and 533/542; validation 205/239 and 211/239, and on the 200 excerpts
-// of round 6 175 and 179 (the floor of 86.5/88.5 held there).
-const DEV_FLOOR = { family: 0.981, decision: 0.983 };
+// of round 6 175 and 179 (the floor of 86.5/88.5 held there). Sixth blind round (development 542 → 590 with 48
+// excerpts copied in mid-round): 570 and 571 of 590 when they arrived, 581 and 582 after (the 542 unchanged).
+const DEV_FLOOR = { family: 0.984, decision: 0.986 };
 const VALIDATION_FLOOR = { family: 0.857, decision: 0.882 };
 
 const fixtures = splitFixtures(loadLogFixtures());

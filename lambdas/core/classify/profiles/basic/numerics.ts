@@ -37,7 +37,7 @@ export const NUMERICS_SIGNALS: readonly SignalInput[] = [
     // RL and fine-tuning loggers print other quantities that only a diverged model makes nan (TRL/verl's 'kl',
     // 'entropy', 'rewards/chosen', 'advantages', logits; a weight or parameter norm; the learning rate), in the same
     // separators as a loss. nan only (a perplexity or a ratio may be inf while the loss is finite), on two logged steps.
-    pattern: String.raw`(?<![\w/.-])['"]?(?:[\w.-]{0,40}/)?(?:kl\w{0,20}|entropy\w{0,20}|rewards?\w{0,20}|advantages?\w{0,20}|logits?\w{0,20}|(?:weight|param\w{0,10}|update)[ _]?norm|lr|learning_rate)['"\]]?\s*(?:=|:|\|)\s*['"\[]?(?:tensor\()?[-+]?nan\b`,
+    pattern: String.raw`(?<![\w/.-])['"]?(?:[\w.-]{0,40}/)?(?:kl\w{0,20}|entropy\w{0,20}|ppl|perplexity|rewards?\w{0,20}|advantages?\w{0,20}|logits?\w{0,20}|(?:weight|param\w{0,10}|update)[ _]?norm|lr|learning_rate)['"\]]?\s*(?:=|:|\|)?\s*['"\[]?(?:tensor\()?[-+]?nan\b`,
     min_lines: 2,
     error_type: 'numerical_instability',
     severity: 'error',
@@ -49,7 +49,7 @@ export const NUMERICS_SIGNALS: readonly SignalInput[] = [
     // Trainers that check the gradients say so on each skipped step ("found inf or nan in gradients", "NaN/Inf
     // detected in grads, skipping update"). One is a routine fp16 overflow; three logged in a row is a run whose
     // every step overflows.
-    pattern: String.raw`\b(?:nan|inf)(?:\s?(?:/|or|and)\s?(?:nan|inf))?s?\b(?: values?)?(?: (?:found|detected|encountered))? in (?:the )?(?:local )?grad(?:ient)?s?\b`,
+    pattern: String.raw`\b(?:nan|inf)(?:\s?(?:/|or|and)\s?(?:nan|inf))?s?\b(?: values?)?(?: (?:found|detected|encountered))? in (?:the )?(?:local )?grad(?:ient)?s?\b|\bNon-finite norm encountered\b`,
     min_lines: 3,
     error_type: 'numerical_instability',
     severity: 'error',
@@ -68,7 +68,7 @@ export const NUMERICS_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nan_detected',
-    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|Found (?:Inf|NaN) or (?:NaN|Inf) global norm|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b|\bNan in summary histogram\b|\bdid not improve from [-+]?inf\b|\binvalid value \((?:nan|inf)\) encountered\b`,
+    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|Found (?:Inf|NaN) or (?:NaN|Inf) global norm|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b|\bNan in summary histogram\b|\bdid not improve from [-+]?inf\b|\binvalid value \((?:nan|inf)\) encountered\b|There are NAN or INF\b|output Tensor\b[^\n]{0,80}\bcontains (?:NAN|Inf)\b|^\s*\d+/\d+\s+\d+(?:\.\d+)?G\s+(?:nan\s+){2}|Detected (?:nan|inf) and/or (?:nan|inf) values in\b|\bA tensor with (?:all )?NaNs was produced\b|\bloss(?:es)? (?:went|goes|turned|turns|becomes|becoming|jumped|jumps|exploded|explodes) (?:to )?(?:nan|inf)\b|\bNansException\b`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',

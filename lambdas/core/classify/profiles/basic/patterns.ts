@@ -5,7 +5,7 @@
 // Ray prefixes its workers' lines ("(RayTrainWorker pid=954, ip=10.0.0.1) "), pdsh and DeepSpeed the host's IP
 // or name ("gpu-node-07: "), `kubectl logs --timestamps` an RFC 3339 time, `kubectl logs --prefix` the pod
 // ("[pod/trainer-0/pytorch] "), docker compose the service ("trainer-1  | ").
-export const LINE_PREFIX = String.raw`^\s*(?:(?:\[rank\d+\]:|\[\d+(?:,\d+)?\](?:<std\w+>)?:|\d+:|\[default\d+\]:|\([\w.:-]{1,64} pid=\d+(?:, ip=[\d.]+)?\)|(?:\d{1,3}\.){3}\d{1,3}:|[A-Za-z][\w.-]{0,63}:(?=\s)|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?Z?|\[pod/[^\]\s]{1,200}\]|[\w.-]{1,64}\s{1,20}\|)\s*)?`;
+export const LINE_PREFIX = String.raw`^\s*(?:(?:\[rank\d+\]:|\[\d+(?:,\d+)?\](?:<std\w+>)?:|\d+:|\[default\d+\]:|\([\w.:-]{1,64} pid=\d+(?:, ip=[\d.]+)?\)|(?:\d{1,3}\.){3}\d{1,3}:|[A-Za-z][\w.-]{0,63}:(?=\s)|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?Z?:?|\[pod/[^\]\s]{1,200}\]|[\w.-]{1,64}\s{1,20}\|)\s*){0,2}`;
 export const SIZE = String.raw`\d+(?:\.\d+)?\s?[KMGTP]?i?B`;
 // An Xid in every driver format: "NVRM: Xid (PCI:0000:3b:00): 79, pid=…", "Xid (0000:3b:00): 79", "Xid=69",
 // "XID error 79" (DCGM), '"xid": 79' (JSON logs); never "Xid errors: 0" (a healthy counter).
@@ -16,5 +16,5 @@ export const ECC_XIDS = '48|63|64|94|95';
 export const APP_XIDS = '13|31|43|45';
 // A metric named for a loss, in any logger: loss, 'loss', val_loss, train/loss, critic/vf_loss, loss_cls.
 // The name may sit in quotes or brackets ("[Loss] nan", loguru-style tables).
-export const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}loss[\w/.-]{0,40}['"\]]?`;
-export const NON_FINITE = String.raw`['"\[]?(?:tensor\(|array\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;
+export const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}(?:loss|cross[-_]?entropy|xent|nll|elbo)[\w/.-]{0,40}['"\]]?(?:\x1b?\[[\d;]{1,8}m){0,2}`;
+export const NON_FINITE = String.raw`(?:\x1b?\[[\d;]{1,8}m\s{0,8}){0,2}['"\[]?(?:tensor\(|array\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;

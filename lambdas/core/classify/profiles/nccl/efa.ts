@@ -26,8 +26,8 @@ export const EFA_FALLBACK_SIGNALS: readonly SignalInput[] = [
     // meant to be used, which the same log tells by mentioning the OFI plugin or the EFA provider.
     // Newer NCCL says "NET/Plugin: Could not find: libnccl-net.so" / "Using internal network plugin", or fails to find
     // the net plugin's symbol (the CollNet symbol missing is normal: most plugins have none).
-    pattern: String.raw`NET/Socket\s*:\s*Using|Using network Socket|NET/Plugin\s*:\s*No plugin found|NET/Plugin\s*:\s*Could not find:? \S*libnccl-net|Using internal network plugin|NET/Plugin\s*:\s*Failed to find ncclNetPlugin_v\d`,
-    requires: String.raw`NET/OFI|aws-ofi-nccl|libnccl-net-ofi\.so|FI_PROVIDER["']?\s*[:=]\s*["']?efa|provider:? efa|OFI plugin|\bFI_EFA_[A-Z_]{2,40}|/opt/amazon/efa\b`,
+    pattern: String.raw`NET/Socket\s*:\s*Using|Using network Socket|NET/Plugin\s*:[^\n]{0,200}\bNo plugin found\b|\bNo plugin found \(libnccl-net[\w.-]{0,20}\)|NET/Plugin\s*:\s*Could not find:? \S*libnccl-net|Using internal network plugin|NET/Plugin\s*:\s*Failed to find ncclNetPlugin\w{0,4}`,
+    requires: String.raw`NET/OFI|aws-ofi-nccl|libnccl-net-ofi\.so|FI_PROVIDER["']?\s*[:=]\s*["']?efa|provider:? efa|OFI plugin|\bFI_EFA_[A-Z_]{2,40}|/opt/amazon/efa\b|\bEFA\b|\b(?:p4de?|p5e?n?|p6\w{0,4}|trn[12]n?|hpc[67]\w?|g6e)\.\d{0,2}xlarge\b`,
     error_type: 'efa_fallback',
     severity: 'warning',
     subsystem: 'nccl',
