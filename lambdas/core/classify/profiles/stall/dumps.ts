@@ -1,5 +1,5 @@
 import type { SignalInput } from '../../schema.js';
-import { CRASHED, DUMP_MARK, FATAL_SIGNAL, RAISED_ERROR } from './patterns.js';
+import { CRASHED, DUMP_MARK, NOT_STALLED, RAISED_ERROR } from './patterns.js';
 
 /** Python stacks dumped from a live process (py-spy, faulthandler, gdb's py-bt): where a stuck job waits. */
 export const DUMP_SIGNALS: readonly SignalInput[] = [
@@ -77,7 +77,7 @@ export const DUMP_SIGNALS: readonly SignalInput[] = [
     // where the excerpt lost the thread header: a stack sampled from a live process, which is what a stuck job gets.
     pattern: String.raw`^\s{2,8}[\w.<>]{1,100} \((?:[\w.<>\\/:-]{1,300}\.py):\d+\)\s*$`,
     min_lines: 3,
-    excludes: String.raw`${FATAL_SIGNAL}|${RAISED_ERROR}|^\s*Traceback \(most recent call last\)`,
+    excludes: String.raw`${NOT_STALLED}|^\s*Traceback \(most recent call last\)`,
     flags: 'm',
     error_type: 'hang',
     severity: 'error',
@@ -92,7 +92,7 @@ export const DUMP_SIGNALS: readonly SignalInput[] = [
     // acquire', the import system '<frozen importlib._bootstrap>'.
     pattern: String.raw`\b(?:acquire|_acquireLock|_acquire_module_lock|_lock_unlock_module) \((?:[^()\n]{0,200}[/\\])?(?:logging[/\\]__init__\.py|<frozen importlib\._bootstrap>):\d+\)|(?:logging[/\\]__init__\.py"|<frozen importlib\._bootstrap>"), line \d+,? in (?:acquire|_acquireLock|_acquire_module_lock|_lock_unlock_module)\b`,
     requires: String.raw`${DUMP_MARK}|^\s*KeyboardInterrupt\b`,
-    excludes: String.raw`${FATAL_SIGNAL}|${RAISED_ERROR}`,
+    excludes: NOT_STALLED,
     flags: 'im',
     error_type: 'deadlock',
     severity: 'error',

@@ -16,6 +16,9 @@ export const COLLECTIVE_FRAME = String.raw`(?:distributed_c10d|c10d_logger)\.py"
 // autograd) and its C++ c10::Error. A stack printed around one (the C++ frames of a watchdog that caught it, a dump
 // taken on the way out) is a crash's, and no stall signal may outrank it.
 export const RAISED_ERROR = String.raw`CUDA error: |an illegal memory access was encountered|device-side assert triggered|unspecified launch failure|CUDNN_STATUS_(?!SUCCESS)[A-Z_]+|CUBLAS_STATUS_(?!SUCCESS)[A-Z_]+|Expected all tensors to be on the same device|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d+\) must match|Trying to backward through the graph a second time|one of the variables needed for gradient computation has been modified|expected scalar type \w+ but found \w+|an instance of 'c10::Error'`;
+// A stack printed beside a fatal signal or a raised error is a crash's, not a stall's: most native and dump signals
+// exclude this (a few add marks of their own, or use the narrower CRASHED).
+export const NOT_STALLED = String.raw`${FATAL_SIGNAL}|${RAISED_ERROR}`;
 // What a py-spy, gdb or faulthandler dump of a live process starts each thread with.
 export const DUMP_MARK = String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)(?:\+gil)?\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`;
 // glibc's functions a thread sits in while taking a mutex (lll_lock_wait under pthread_mutex_lock), in gdb's, pstack's,
