@@ -7,6 +7,7 @@ import {
   formatRate,
   type HealthSettings,
   healthStatus,
+  type RateUnit,
 } from '../../lambdas/core/health/index.js';
 import { currentAck } from '../../lambdas/core/oncall/index.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
@@ -28,7 +29,7 @@ export interface StatusRow {
   /** The run's latest measured rate and its own baseline, in `rate_unit` per second (health rules). */
   rate: number | null;
   baseline: number | null;
-  rate_unit: 'tokens' | 'samples' | 'steps' | null;
+  rate_unit: RateUnit | null;
   /** Mean GPU utilisation (%) over the nodes' last readings. */
   gpu_util: number | null;
   /** Active health findings by kind (throughput_drop, straggler, idle_gpus, data_bound), with their text. */

@@ -1,4 +1,5 @@
 import type { Alert } from './alert.js';
+import type { WarningCause } from './evaluate.js';
 import { RunState } from './states.js';
 
 const RESUME = 'then resume from the last checkpoint';
@@ -42,7 +43,7 @@ export const STATE_ACTIONS: Readonly<Record<RunState, string>> = {
 };
 
 /** What to do about a WARNING, by what caused it (a node, the run's health); else the state's action. */
-export const WARNING_ACTIONS: Readonly<Record<string, string>> = {
+export const WARNING_ACTIONS: Readonly<Partial<Record<WarningCause, string>>> = {
   node_silent:
     'A node stopped writing its heartbeat: check that instance (is it up, is its training process alive, dmesg for Xid errors); the other ranks will block in the next collective',
   nodes_missing:
@@ -64,7 +65,7 @@ const ERROR_SPECIFIC: ReadonlySet<RunState> = new Set([
 ]);
 
 /** The concrete next step for a person, for a run in `state` with an optional error type or WARNING cause. */
-export function actionFor(state: RunState, errorType?: string | null, cause?: string): string {
+export function actionFor(state: RunState, errorType?: string | null, cause?: WarningCause): string {
   // hasOwn: profiles may define their own error types, which must not hit Object.prototype ("constructor").
   if (errorType && ERROR_SPECIFIC.has(state) && Object.hasOwn(ERROR_ACTIONS, errorType))
     return ERROR_ACTIONS[errorType]!;

@@ -1,4 +1,5 @@
 import { formatDuration } from './duration.js';
+import { HEALTH_FINDING_KINDS, type HealthFindingKind } from './health/types.js';
 import type { ObjectInfo, RunFiles } from './listing.js';
 import { judgeNodes } from './nodes/freshness.js';
 import { currentNodes } from './nodes/observe.js';
@@ -20,15 +21,12 @@ export interface Verdict {
   readonly cause?: WarningCause;
 }
 
-/** Why a run is WARNING, for the action people are told to take. */
+/** Why a run is WARNING, for the action people are told to take: a health finding names its kind. */
 export type WarningCause =
   | 'heartbeat_stale'
   | 'node_silent'
   | 'nodes_missing'
-  | 'throughput_drop'
-  | 'straggler'
-  | 'idle_gpus'
-  | 'data_bound'
+  | HealthFindingKind
   | 'finding';
 
 const ago = (now: number, at: number) => formatDuration(now - at);
@@ -128,15 +126,8 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
 
   // A node-level health finding (idle GPUs, a straggler, a throughput drop) names the cause of what a
   // stale progress.json would only show as its consequence.
-  const health = Object.keys(known.findings ?? {})
-    .filter((k) => k.startsWith('health.'))
-    .sort()[0];
-  if (health)
-    return {
-      state: RunState.WARNING,
-      reason: known.findings![health]!,
-      cause: health.slice('health.'.length) as WarningCause,
-    };
+  const health = [...HEALTH_FINDING_KINDS].sort().find((k) => known.findings?.[`health.${k}`] !== undefined);
+  if (health) return { state: RunState.WARNING, reason: known.findings![`health.${health}`]!, cause: health };
 
   if (stale.length > 0) {
     const [s] = stale;
