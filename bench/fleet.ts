@@ -15,14 +15,21 @@ export interface Once {
   bytes: number;
 }
 
-/** A fleet's environment on the emulator, its bucket and table created; the app has every client. */
-export async function fleet(endpoint: string, name: string, stallMinutes: number) {
-  const env = {
+/** This process's environment pointed at the emulator, with a bucket and a table named `name`. */
+export function emulatorEnv(endpoint: string, name: string) {
+  return {
     ...process.env,
     AWS_ENDPOINT_URL: endpoint,
     AWS_REGION: 'us-east-1',
     TRAINWATCH_BUCKET: name,
     TRAINWATCH_TABLE: name,
+  };
+}
+
+/** A fleet's environment on the emulator, its bucket and table created; the app has every client. */
+export async function fleet(endpoint: string, name: string, stallMinutes: number) {
+  const env = {
+    ...emulatorEnv(endpoint, name),
     // Long stale and grace thresholds let us fast-forward `now` by 15 min without real waiting; request counts don't depend on them.
     TRAINWATCH_STALE_AFTER: '2h',
     TRAINWATCH_STARTUP_GRACE: '2h',

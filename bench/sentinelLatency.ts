@@ -4,6 +4,7 @@ import { evaluateSentinels } from '../lambdas/handlers/sentinel.js';
 import { awsClients } from '../local/awsClients.js';
 import { setupLocal, setupLocalQueues } from '../local/setup.js';
 import { startSlackReceiver } from '../local/slackReceiver.js';
+import { emulatorEnv } from './fleet.js';
 
 /** Time from an `_error` PUT to all alerts sent, through the real S3 → EventBridge → SQS route. */
 export async function sentinelLatency(
@@ -13,11 +14,7 @@ export async function sentinelLatency(
   const slack = await startSlackReceiver(() => {});
   const name = `bench-sentinel-${Date.now() % 100000}`;
   const env = {
-    ...process.env,
-    AWS_ENDPOINT_URL: endpoint,
-    AWS_REGION: 'us-east-1',
-    TRAINWATCH_BUCKET: name,
-    TRAINWATCH_TABLE: name,
+    ...emulatorEnv(endpoint, name),
     TRAINWATCH_TOPIC_ARN: `arn:aws:sns:us-east-1:123456789012:${name}`,
     TRAINWATCH_EVENT_BUS: name,
     TRAINWATCH_SLACK_WEBHOOK_URL: slack.url,
