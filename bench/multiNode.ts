@@ -2,6 +2,7 @@
 // nodes/{rank}.json. Measures what node files add to a sweep: S3 requests per node beyond the LIST share,
 // DynamoDB writes for unchanged nodes, and a sweep's peak memory.
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DEFAULT_HEALTH_SETTINGS } from '../lambdas/core/health/index.js';
 import { mapLimit } from '../lambdas/core/mapLimit.js';
 import { fleet, type Once, sweepOnce } from './fleet.js';
 import { PRICES, SWEEPS_PER_MONTH } from './prices.js';
@@ -64,7 +65,8 @@ export async function benchMultiNode(endpoint: string, runs: number, nodes: numb
   );
   const once = (now: number): Promise<Once> => sweepOnce(env, now, 20 * 60_000);
   const now = Date.now();
-  const telemetryMin = 5; // TRAINWATCH_TELEMETRY_EVERY's default
+  // The stack's telemetry period (TRAINWATCH_TELEMETRY_EVERY, 5 minutes by default), as the sweeps use it.
+  const telemetryMin = (app.deps.health ?? DEFAULT_HEALTH_SETTINGS).telemetryEveryMs / 60_000;
   const cold = await once(now);
   // Training goes on: every node file, metadata and progress rewritten (new ETags) before each sweep.
   await put(app.clients.s3, name, app.config.prefix, files(runs, nodes, 160));
@@ -79,19 +81,22 @@ export async function benchMultiNode(endpoint: string, runs: number, nodes: numb
   const gets = (o: Once) => c(o, 'S3.GetObject');
   const lists = (o: Once) => c(o, 'S3.ListObjectsV2');
   const writes = (o: Once) => o.report.writes;
-  // At 1 sweep a minute, stall 30m, telemetry 5m (health rules on): every 15 minutes, 12 sweeps read no
-  // body, 2 read the node files (and a changed metadata.json), 1 reads them and progress.json as well.
-  // With the health rules off (TRAINWATCH_HEALTH_CHECKS=false) the telemetry sweeps read nothing either.
+  // At 1 sweep a minute, stall 30m (health rules on): every K minutes, the sweeps at a telemetry period read
+  // the node files (and a changed metadata.json), the last one also progress.json, the others no body (with
+  // telemetry every 5m: 12 quiet, 2 telemetry, 1 refresh). With the health rules off
+  // (TRAINWATCH_HEALTH_CHECKS=false) the telemetry sweeps read nothing either.
   const healthOn = gets(telemetry) > 0;
+  const telemetrySweeps = healthOn ? Math.floor((K - 1) / telemetryMin) : 0;
+  const quietSweeps = K - 1 - telemetrySweeps;
   const cycle = (f: (o: Once) => number) =>
-    healthOn ? (12 * f(quiet) + 2 * f(telemetry) + f(refresh)) / K : ((K - 1) * f(quiet) + f(refresh)) / K;
+    (quietSweeps * f(quiet) + telemetrySweeps * f(telemetry) + f(refresh)) / K;
   const steadyGets = cycle(gets);
   const steadyWrites = cycle(writes);
   const steadyLists = cycle(lists);
   const fmt = (v: number, d = 4) => v.toFixed(d);
   const row = (label: string, cells: string[]) =>
     console.log(`${label.padEnd(34)}${cells.map((x) => x.padStart(12)).join('')}`);
-  console.log(`health rules: ${healthOn ? 'on (telemetry every 5m)' : 'off'}`);
+  console.log(`health rules: ${healthOn ? `on (telemetry every ${telemetryMin}m)` : 'off'}`);
   row('', ['cold', 'quiet', 'telemetry', 'refresh', 'steady*']);
   const all = [cold, quiet, telemetry, refresh];
   row('wall time (ms)', all.map((o) => fmt(o.report.durationMs, 0)).concat(['-']));
@@ -100,7 +105,7 @@ export async function benchMultiNode(endpoint: string, runs: number, nodes: numb
   row('DynamoDB writes (runs)', all.map((o) => fmt(writes(o), 0)).concat([fmt(steadyWrites, 1)]));
   row('peak RSS (MB)', all.map((o) => fmt(o.maxRssMb, 0)).concat(['-']));
   console.log(
-    `* 1 sweep/min, stall ${STALL_MIN}m: every ${K} min, ${healthOn ? '12 quiet sweeps, 2 telemetry sweeps and 1 refresh' : `${K - 1} quiet sweeps and 1 refresh`}`,
+    `* 1 sweep/min, stall ${STALL_MIN}m: every ${K} min, ${quietSweeps} quiet sweeps, ${telemetrySweeps ? `${telemetrySweeps} telemetry sweeps ` : ''}and 1 refresh`,
   );
   // Every sweep's cost shared by the nodes: S3 requests, DynamoDB writes (measured item size) and the
   // Lambda's time (the emulator's wall time: an upper bound), at 1 sweep a minute.
