@@ -42,8 +42,11 @@ export const STATE_ACTIONS: Readonly<Record<RunState, string>> = {
   RESTARTING: 'Nothing to do: trainwatch restarted the run and is waiting for a heartbeat of the new attempt',
 };
 
-/** What to do about a WARNING, by what caused it (a node, the run's health); else the state's action. */
-export const WARNING_ACTIONS: Readonly<Partial<Record<WarningCause, string>>> = {
+/**
+ * What to do about a WARNING, by what caused it (a node, the run's health); a stale heartbeat or a finding of the
+ * run's own files gets the state's action. Every node and health cause must have its own (checked by the type).
+ */
+export const WARNING_ACTIONS: Readonly<Record<Exclude<WarningCause, 'heartbeat_stale' | 'finding'>, string>> = {
   node_silent:
     'A node stopped writing its heartbeat: check that instance (is it up, is its training process alive, dmesg for Xid errors); the other ranks will block in the next collective',
   nodes_missing:
@@ -54,6 +57,8 @@ export const WARNING_ACTIONS: Readonly<Partial<Record<WarningCause, string>>> = 
     'One node is slower than the others and the whole job runs at its pace: check its GPUs (nvidia-smi: clocks, temperature, ECC), its disk and its network, or move the job off it',
   idle_gpus:
     'GPUs sit idle while the job is RUNNING: dump the training process on that node (py-spy dump --pid <pid>: a data loader or a collective may be stuck); every idle hour is paid for',
+  data_bound:
+    'The GPUs wait for data while steps still advance: the run works, slowly. Feed it faster (more DataLoader workers, pin_memory and prefetching, the dataset on local NVMe or FSx for Lustre rather than streamed from S3) and check the CPU use of the input pipeline (py-spy top)',
 };
 
 /** States where a known error type says more than the state itself. */
@@ -70,7 +75,7 @@ export function actionFor(state: RunState, errorType?: string | null, cause?: Wa
   if (errorType && ERROR_SPECIFIC.has(state) && Object.hasOwn(ERROR_ACTIONS, errorType))
     return ERROR_ACTIONS[errorType]!;
   if (state === RunState.WARNING && cause && Object.hasOwn(WARNING_ACTIONS, cause))
-    return WARNING_ACTIONS[cause]!;
+    return WARNING_ACTIONS[cause as keyof typeof WARNING_ACTIONS];
   return STATE_ACTIONS[state];
 }
 

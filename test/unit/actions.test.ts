@@ -6,6 +6,7 @@ import {
   severityFor,
   UNKNOWN_ERROR_ACTION,
 } from '../../lambdas/core/actions.js';
+import { HEALTH_FINDING_KINDS } from '../../lambdas/core/health/types.js';
 import { ALL_STATES, RunState } from '../../lambdas/core/states.js';
 
 const ERROR_TYPES = [
@@ -46,6 +47,15 @@ describe('actionFor', () => {
     ['hang', /py-spy dump/],
   ])('tells a person what to do about %s', (type, pattern) => {
     expect(actionFor(RunState.FAILED, type)).toMatch(pattern);
+  });
+
+  it('gives every node and health cause of a WARNING its own action, not the generic one', () => {
+    const causes = ['node_silent', 'nodes_missing', ...HEALTH_FINDING_KINDS] as const;
+    const actions = causes.map((c) => actionFor(RunState.WARNING, null, c));
+    expect(new Set(actions).size).toBe(causes.length);
+    expect(actions).not.toContain(STATE_ACTIONS.WARNING);
+    expect(actionFor(RunState.WARNING, null, 'data_bound')).toMatch(/DataLoader workers.*py-spy top/);
+    expect(actionFor(RunState.WARNING, null, 'heartbeat_stale')).toBe(STATE_ACTIONS.WARNING);
   });
 
   it('falls back to reading the error when a failure has no known type', () => {
