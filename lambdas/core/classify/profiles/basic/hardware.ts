@@ -43,7 +43,7 @@ export const HARDWARE_SIGNALS: readonly SignalInput[] = [
   {
     name: 'gpu_lost',
     // nvidia-smi prints ERR! in the columns of a GPU it can no longer read; NVML returns GPU_IS_LOST.
-    pattern: String.raw`\bGPU is lost\b|GPU_IS_LOST\b|ERR!\s{1,30}ERR!|Unable to determine the device handle for GPU|GPU requires reset|GPU reset required|uncorrectable NVLink error|RmInitAdapter failed|\bDCGM_FR_(?:XID_ERROR|FALLEN_OFF_BUS|GPU_LOST|NVLINK_DOWN|NVLINK_ERROR_CRITICAL|UNCONTAINED_ERROR)\b|\bCritical Xid Error\b|\bGuilty (?:Lockup|Overrun)\b|\bTimeout waiting for RPC from GSP\b|\bAER:[^\n]{0,80}\bUncorrected \(Fatal\)|\bGPU (?:lockup|hang) detected\b|\b(?:i915|xe)\b[^\n]{0,100}\bGPU HANG\b|\bamdgpu\b[^\n]{0,100}\b(?:GPU reset begin|GPU recovery failed|ring [\w.]{1,30} timeout)`,
+    pattern: String.raw`\bGPU is lost\b|GPU_IS_LOST\b|ERR!\s{1,30}ERR!|Unable to determine the device handle for GPU|GPU requires reset|GPU reset required|uncorrectable NVLink error|RmInitAdapter failed|\bDCGM_FR_(?:XID_ERROR|FALLEN_OFF_BUS|GPU_LOST|NVLINK_DOWN|NVLINK_ERROR_CRITICAL|UNCONTAINED_ERROR)\b|\bCritical Xid Error\b|(?<!\b(?:0|[Nn]o) )\bXid errors? (?:detected|found|reported)\b|\bGuilty (?:Lockup|Overrun)\b|\bTimeout waiting for RPC from GSP\b|\bAER:[^\n]{0,80}\bUncorrected \(Fatal\)|\bGPU (?:lockup|hang) detected\b|\b(?:i915|xe)\b[^\n]{0,100}\bGPU HANG\b|\bamdgpu\b[^\n]{0,100}\b(?:GPU reset begin|GPU recovery failed|ring [\w.]{1,30} timeout)`,
     // NVML's event and nvidia-smi name a critical Xid without its number; amdgpu's driver resets a GPU whose ring hung
     // (ROCm's counterpart of an Xid), or fails to recover it.
     error_type: 'gpu_xid',

@@ -1,0 +1,165 @@
+import { describe } from 'vitest';
+import { itClassifiesEachRow, itStaysHealthy, type SignalRow } from '../support/classifyRows.js';
+
+// Seventh blind round: the same failures in the shapes of software the development set does not cover (Grid Engine,
+// PBS, HTCondor, YARN, SageMaker, AWS Batch, SkyPilot, GKE node pools, Paddle, Accelerate, MPI, UCX, TensorPipe,
+// RCCL/HCCL, DCGM, sklearn's input checks). Synthetic lines written from each tool's documented or source-level
+// message shape, never corpus excerpts, never counted as accuracy; each row names the signal it exercises.
+const FAILURES: readonly SignalRow[] = [
+  // Stopped from outside: a stop whose reason is a preemption, notices of any kind, nodes drained.
+  [
+    'cancelled_preempted',
+    'spot_interruption',
+    'sky.exceptions.ResourcesUnavailableError: spot cluster preempted',
+  ],
+  [
+    'cancelled_preempted',
+    'spot_interruption',
+    'ERROR: (gcloud.compute.instances) Instance was stopped: preempted',
+  ],
+  ['cancelled_preempted', 'spot_interruption', '{"name": "train-tpu", "state": "PREEMPTED"}'],
+  ['cancelled_preempted', 'spot_interruption', 'Node pool upgrade: draining node gke-pool-1-abc'],
+  [
+    'cancelled_preempted',
+    'spot_interruption',
+    'Received interruption notice for spot instance i-0abc; checkpointing',
+  ],
+  ['cancelled_preempted', 'spot_interruption', 'handling SIGUSR1, requeueing job'],
+  // Run-time limits in every scheduler's words, jobs removed by a person or the scheduler, YARN's killed containers.
+  ['cancelled_preempted', 'sigterm', 'Training job stopped: MaxRuntimeInSeconds exceeded'],
+  [
+    'cancelled_preempted',
+    'sigterm',
+    'Container killed by the ApplicationMaster. Container killed on request. Exit code is 143',
+  ],
+  [
+    'cancelled_preempted',
+    'sigterm',
+    'Essential container in task exited. Status reason: Job attempt duration exceeded timeout',
+  ],
+  ['cancelled_preempted', 'sigterm', 'Execution was cancelled'],
+  ['cancelled_preempted', 'sigterm', 'Job killed by the scheduler (walltime)'],
+  ['cancelled_preempted', 'sigterm', 'exiting on signal 15'],
+  ['cancelled_preempted', 'sigterm', 'worker 3 shutting down after signal SIGTERM'],
+  ['cancelled_preempted', 'sigterm', 'Your job 1234 ("train") has been killed due to exceeding h_rt limit'],
+  ['cancelled_preempted', 'sigterm', 'Your job was stopped because it exceeded the maximum run time'],
+  ['cancelled_preempted', 'sigterm', 'qsub: job 123.pbs deleted by user'],
+  ['cancelled_preempted', 'sigterm', 'Job 123 was removed by user'],
+  ['cancelled_preempted', 'sigterm', 'condor_rm: Job 12.0 marked for removal'],
+  ['cancelled_preempted', 'sigterm', 'Job was held. The job exceeded allowed execute duration'],
+  ['cpu_oom_killed', 'sigkill', 'Process exited with exit code is 137'],
+  // Set-up timeouts: any launcher waiting for its peers, a process group or store that timed out.
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'paddle: Wait for trainers timeout, the current trainer count is 2',
+  ],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    '[Hint]: Timeout waiting for all parallel workers connect',
+  ],
+  ['distributed_timeout', 'process_group_timeout', 'deepspeed.runtime.zero: timed out waiting for peers'],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'ERROR: KeyError during store get: timed out after 1800 seconds',
+  ],
+  ['distributed_timeout', 'process_group_timeout', 'init_process_group timed out after 1800 seconds'],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'accelerate: Timed out waiting for the other processes to reach wait_for_everyone',
+  ],
+  ['distributed_timeout', 'process_group_timeout', 'Process group init failed: timeout'],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'torch.distributed.DistError: The server socket has timed out while waiting for connections on (0.0.0.0, 29500)',
+  ],
+  ['distributed_timeout', 'process_group_timeout', 'mpi4py: MPI_Barrier timed out'],
+  ['nccl_timeout', 'nccl_timeout', 'horovod.common.exceptions.HorovodInternalError: ncclAllReduce timed out'],
+  // The network: TensorPipe, UCX, verbs, MPI runtimes and plain sentences about a dropped connection.
+  ['communication', 'connection_lost', '[tensorpipe] pipe closed: EOF: end of file'],
+  ['communication', 'connection_lost', 'UCX  ERROR  Remote access error on mlx5_0:1/IB'],
+  [
+    'communication',
+    'connection_lost',
+    '[1700000000.123] [node:1234:0] ib_iface.c:746 UCX ERROR ibv_create_ah(dlid=49152 sl=0 port=1) for RoCE failed: Invalid argument',
+  ],
+  ['communication', 'connection_lost', 'Error: EOF while reading from socket'],
+  [
+    'communication',
+    'connection_lost',
+    'MPI_ABORT was invoked on rank 1 in communicator MPI_COMM_WORLD with errorcode 1: A process has lost its connection',
+  ],
+  ['communication', 'connection_lost', 'NCCL WARN NET/IB : ibv_poll_cq error '],
+  [
+    'communication',
+    'connection_lost',
+    'A process or daemon was unable to complete a TCP connection to another process',
+  ],
+  ['communication', 'connection_lost', 'The TCP connection between nodes was dropped'],
+  // NCCL's siblings (RCCL, HCCL) and NCCL's proxy and bootstrap failures.
+  ['nccl', 'nccl_error', 'RCCL error: unhandled system error'],
+  ['nccl', 'nccl_error', 'HCCL error: ret code 7'],
+  [
+    'nccl',
+    'nccl_error',
+    'NCCL WARN [Proxy Service 0] Failed to execute operation Connect from rank 1, retcode 3',
+  ],
+  ['nccl', 'nccl_error', 'bootstrap.cc:45 NCCL WARN Bootstrap : no socket interface found'],
+  // GPU memory in plain words, torch's allocation report without its first sentence, cuDNN finding no algorithm.
+  ['oom', 'cuda_oom_other', 'ERROR: Out of GPU memory'],
+  ['oom', 'cuda_oom_other', 'CUDA memory exhausted; try a smaller batch size'],
+  [
+    'oom',
+    'cuda_oom_other',
+    'RuntimeError: Tried to allocate 4.00 GiB (GPU 0; 23.65 GiB total capacity; 20.00 GiB already allocated)',
+  ],
+  ['oom', 'cuda_oom_other', 'RuntimeError: Unable to find a valid cuDNN algorithm to run convolution'],
+  ['cpu_oom_killed', 'host_oom_kill', 'The instance was killed because it ran out of memory'],
+  [
+    'numerical_instability',
+    'nan_detected',
+    "ValueError: Input contains NaN, infinity or a value too large for dtype('float32').",
+  ],
+  ['gpu_xid', 'gpu_lost', 'dcgmi diag: Xid errors detected on GPU 3'],
+  ['hang', 'watchdog_stuck', '[heartbeat] rank 3 has not sent a heartbeat in 600s'],
+];
+
+// Look-alikes: settings, handlers, advice and counters that name the same words on a healthy run.
+const HEALTHY: readonly string[] = [
+  '#SBATCH --time=48:00:00 # the job is killed if it exceeds the time limit',
+  'exceeding the time limit would kill the job',
+  'Max runtime: 86400 seconds (MaxRuntimeInSeconds=86400)',
+  'Preemption handler installed; will checkpoint on SIGTERM',
+  'auto_requeue: True',
+  'Lightning will requeue the job on SIGUSR1',
+  'Spot interruption notice handler started',
+  'Received rebalance recommendation event for instance i-0abc',
+  'draining the dataloader queue',
+  "init_process_group(backend='nccl', timeout=timedelta(seconds=1800))",
+  '    self.init_process_group(backend, timeout, init_method)',
+  'Waiting for workers to join (timeout=300s)',
+  'rendezvous_timeout: 900',
+  'store get completed after 3s (timeout 1800s)',
+  'The client socket timeout is 600s',
+  'Connection to wandb lost, reconnecting...',
+  'Unable to establish connection to the metrics server; retrying in 5s',
+  'Out of GPU memory? Try reducing the batch size.',
+  'To avoid out of GPU memory errors, enable gradient checkpointing',
+  'max_loss_scale: inf',
+  "{'loss_scale': inf, 'loss': 1.23}",
+  'No Xid errors detected',
+  '0 Xid errors found',
+  'NCCL INFO [Proxy Service] Device 0 CPU core 12, retcode 0',
+];
+
+describe('classify: seventh blind round, failures as more software prints them', () => {
+  itClassifiesEachRow(FAILURES);
+});
+
+describe('classify: seventh blind round, healthy look-alikes', () => {
+  itStaysHealthy(HEALTHY);
+});
