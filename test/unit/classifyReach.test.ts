@@ -125,7 +125,69 @@ const FAILURES: readonly SignalRow[] = [
     "ValueError: Input contains NaN, infinity or a value too large for dtype('float32').",
   ],
   ['gpu_xid', 'gpu_lost', 'dcgmi diag: Xid errors detected on GPU 3'],
-  ['hang', 'watchdog_stuck', '[heartbeat] rank 3 has not sent a heartbeat in 600s'],
+  ['hang', 'watchdog_stuck', '[heartbeat] rank 3 has not sent a heartbeat in 600s'], // Second pass: more spellings of the same structures.
+  [
+    'cancelled_preempted',
+    'slurm_job_state',
+    'Slurm Job_id=123 Name=train Ended, Run time 2-00:00:10, TIMEOUT, ExitCode 0',
+  ],
+  ['cancelled_preempted', 'spot_interruption', 'SecondaryStatus: Interrupted'],
+  ['cancelled_preempted', 'spot_interruption', 'pod "trainer-0" deleted'],
+  ['cancelled_preempted', 'spot_interruption', 'PreemptionError: Nodes of this job got pre-empted.'],
+  ['cancelled_preempted', 'spot_interruption', 'Event: ULOG_JOB_EVICTED for Condor Node train (5437648.0.0)'],
+  ['cancelled_preempted', 'sigterm', 'User defined signal 1'],
+  ['cancelled_preempted', 'sigterm', '2024/01/01 10:00:00 received signal terminated, shutting down'],
+  ['cancelled_preempted', 'sigterm', 'failed       37  : qmaster enforced h_rt, h_cpu, or h_vmem limit'],
+  ['numerical_instability', 'loss_not_finite', 'Loss has become NaN at step 300'],
+  ['numerical_instability', 'loss_not_finite', 'loss value is nan'],
+  ['numerical_instability', 'nan_detected', '    assert not torch.isnan(loss).any()\nAssertionError'],
+  ['numerical_instability', 'nan_detected', 'RuntimeError: the model outputs contain NaN'],
+  [
+    'numerical_instability',
+    'loss_table_nan',
+    'Step      Train loss    Test loss\n0   [5.4e+03]  [6.4e+03]\n100  [nan]  [nan]\n200  [nan]  [nan]',
+  ],
+  [
+    'oom',
+    'cuda_oom_other',
+    'torch.OutOfMemoryError: GPU 0 has a total capacity of 79.15 GiB of which 8.00 MiB is free. Including non-PyTorch memory',
+  ],
+  [
+    'gpu_xid',
+    'gpu_lost',
+    'nvidia-nvswitch3: SXid (PCI:0000:c5:00.0): 24007, Fatal, Link 44 sourcetrack timeout error',
+  ],
+  [
+    'gpu_xid',
+    'gpu_lost',
+    'NVRM: A GPU crash dump has been created. If possible, please run nvidia-bug-report.sh',
+  ],
+  ['gpu_xid', 'gpu_lost', 'HW Exception by GPU node-2 (Agent handle: 0x55) reason :GPU Hang'],
+  ['gpu_xid', 'gpu_lost', 'RuntimeError: CUDA error: system not yet initialized'],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'RuntimeError: Timed out receiving the shared seed from the distributed store on Rank 2. (world_size=8, timeout=1800)',
+  ],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'The backend setup (torch process group initialization) timed out after 30 seconds',
+  ],
+  ['communication', 'connection_lost', 'mlx5_core 0000:3b:00.0 ib0: Link is Down'],
+  ['communication', 'connection_lost', 'pdsh@n1: n2: ssh exited with exit code 255'],
+  [
+    'communication',
+    'connection_lost',
+    'Exception raised from recvBytes at ../torch/csrc/distributed/c10d/Utils.hpp:672 (most recent call first):',
+  ],
+  [
+    'nccl',
+    'nccl_error',
+    'INTERNAL: nccl_utils.cc:134: NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error',
+  ],
+  ['disk_full', 'disk_full', 'Caused by:\n    There is not enough space on the disk. (os error 112)'],
+  ['cpu_oom_killed', 'host_oom_kill', 'KernelRestarter: restarting kernel (1/5), keep random ports'],
 ];
 
 // Look-alikes: settings, handlers, advice and counters that name the same words on a healthy run.
@@ -154,6 +216,15 @@ const HEALTHY: readonly string[] = [
   'No Xid errors detected',
   '0 Xid errors found',
   'NCCL INFO [Proxy Service] Device 0 CPU core 12, retcode 0',
+  'nvidia-nvswitch3: SXid (PCI:0000:c5:00.0): 12028, Non-fatal, Link 32 egress non-posted PRIV error',
+  'loss value: 0.35',
+  'status: RUNNING',
+  'pod "trainer-0" created',
+  '   id  age  score\n0   1  nan  nan\n1   2  nan  nan',
+  'Step  loss\n0  2.31\n100  1.20',
+  'Gradients are finite',
+  'outputs are not nan',
+  'pre-emption handler installed',
 ];
 
 describe('classify: seventh blind round, failures as more software prints them', () => {
