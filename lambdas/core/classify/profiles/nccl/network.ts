@@ -31,10 +31,12 @@ export const NETWORK_SIGNALS: readonly SignalInput[] = [
     // that stopped answering; Gloo a full mesh it could not connect. Windows words the same socket errors its own way
     // (WSAECONNRESET "forcibly closed by the remote host", ERROR_NETNAME_DELETED "network name is no longer available",
     // WSAECONNREFUSED "actively refused"), by WSAE name or as Python's [WinError N].
+    // c10d's warnings ("[W socket.cpp]", "[W TCPStore.cpp]") are its retries; a warning of another component (TensorPipe's
+    // agent reporting a request it could not send) is the failure itself.
     // A client that retries says so on the same line ("… Connection refused). Retrying.", c10d's "[W socket.cpp]"
     // warnings, huggingface_hub's "thrown while requesting"): a retry that may well succeed, not a failure. A
     // failure still ends in an error line of its own.
-    unless: String.raw`\bretrying\b|\bretry loop\b|\breconnect(?:ing|ed)\b|\bwait for recovery\b|\bRetry \d|will retry|thrown while requesting|^\s*(?:\[rank\d+\]:\s*)?(?:\[W[\d ]|W\d{4} \d\d:)`,
+    unless: String.raw`\bretrying\b|\bretry loop\b|\breconnect(?:ing|ed)\b|\bwait for recovery\b|\bRetry \d|will retry|thrown while requesting|^\s*(?:\[rank\d+\]:\s*)?(?:\[W[\d ][^\]\n]{0,60}\b(?:socket|TCPStore\w{0,20}|Utils|ProcessGroup\w{1,20}|c10d\w{0,20}|init|store\w{0,20})\.(?:cpp|hpp|h|cc):|W\d{4} \d\d:)`,
     error_type: 'communication',
     severity: 'error',
     subsystem: 'network',

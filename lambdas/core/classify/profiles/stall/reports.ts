@@ -73,7 +73,9 @@ export const STALL_REPORT_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'deadlock',
-    pattern: String.raw`\bdead ?lock(?:ed)?\b|Resource deadlock (?:avoided|would occur)|\bEDEADLK\b`,
+    pattern: String.raw`\bdead ?lock(?:ed)?\b|Resource deadlock (?:avoided|would occur)|\bEDEADLK\b|<(?:R?Lock|(?:Bounded)?Semaphore|Condition)\(owner=SomeOther(?:Process|Thread)\b`,
+    // multiprocessing's repr of a lock held by another thread or process ("<Lock(owner=SomeOtherProcess)>"): printed
+    // by a person inspecting a stuck queue or pool, it names the lock the process waits on and who holds it.
     // glibc's strerror(EDEADLK) is "Resource deadlock avoided", libstdc++'s std::system_error "… would occur".
     // The tokenizers fork warning names deadlocks on every healthy Hugging Face run, and libraries warn that
     // fork() "may lead to" or "can cause" one (Python 3.12, Polars): a risk named, not a deadlock seen. JAX's "will likely
