@@ -187,7 +187,38 @@ const FAILURES: readonly SignalRow[] = [
     'INTERNAL: nccl_utils.cc:134: NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error',
   ],
   ['disk_full', 'disk_full', 'Caused by:\n    There is not enough space on the disk. (os error 112)'],
-  ['cpu_oom_killed', 'host_oom_kill', 'KernelRestarter: restarting kernel (1/5), keep random ports'],
+  ['cpu_oom_killed', 'host_oom_kill', 'KernelRestarter: restarting kernel (1/5), keep random ports'], // Third pass: verbs plugins of other names, loky's exit codes, native waits of TensorFlow's and absl's locks.
+  [
+    'communication',
+    'connection_lost',
+    'NET/IBext : Got completion from peer 10.0.0.7<36315> with status=12 opcode=0 len=0 vendor err 129 (Send)',
+  ],
+  [
+    'communication',
+    'connection_lost',
+    '[W tensorpipe_agent.cpp:641] RPC agent for w0 encountered error when sending outgoing request #0 to w1: ECONNREFUSED: connection refused',
+  ],
+  [
+    'cpu_oom_killed',
+    'sigkill',
+    'joblib.externals.loky.process_executor.TerminatedWorkerError: The exit codes of the workers are {SIGKILL(-9)}',
+  ],
+  [
+    'hang',
+    'native_stack_waiting',
+    '#0  0x00007f863dd73f09 in syscall () from /usr/lib/libc.so.6\n#1  0x00007f861d6f776d in nsync::nsync_mu_semaphore_p_with_deadline(nsync::nsync_semaphore_s_*, timespec) ()',
+  ],
+  [
+    'deadlock',
+    'gdb_mutex_wait',
+    '#0  0x00007f74945842d5 in syscall () from /lib64/libc.so.6\n#1  0x00007f7494584305 in AbslInternalSpinLockDelay_lts_20240116 (w=0x7f74, value=9)',
+  ],
+  ['deadlock', 'deadlock', '>>> pool._inqueue._rlock\n<Lock(owner=SomeOtherProcess)>'],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'Traceback (most recent call last):\n  File "/opt/launcher/driver.py", line 40, in wait_for_workers_registration\n    raise Exception(msg)\nException',
+  ],
 ];
 
 // Look-alikes: settings, handlers, advice and counters that name the same words on a healthy run.
@@ -225,6 +256,8 @@ const HEALTHY: readonly string[] = [
   'Gradients are finite',
   'outputs are not nan',
   'pre-emption handler installed',
+  '<Lock(owner=None)>',
+  '[W socket.cpp:663] [c10d] The client socket has failed to connect to [node0]:29500 (errno: 111 - Connection refused).',
 ];
 
 describe('classify: seventh blind round, failures as more software prints them', () => {
