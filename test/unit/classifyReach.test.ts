@@ -219,6 +219,21 @@ const FAILURES: readonly SignalRow[] = [
     'process_group_timeout',
     'Traceback (most recent call last):\n  File "/opt/launcher/driver.py", line 40, in wait_for_workers_registration\n    raise Exception(msg)\nException',
   ],
+  // Fourth pass: RDMA registration is no host OOM; allocations refused on a device; host OOM in notebook and cgroup words.
+  ['nccl', 'nccl_error', 'NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory'],
+  [
+    'efa_fallback',
+    'efa_plugin_unusable',
+    'NCCL INFO NET/OFI Unable to find a protocol that worked. Failing initialization.',
+  ],
+  ['oom', 'cuda_oom_other', 'OOM: could not allocate 512 MiB on device 0'],
+  ['oom', 'cuda_oom_other', 'RuntimeError: Not enough memory to allocate tensor on GPU'],
+  ['cpu_oom_killed', 'host_oom_kill', 'The kernel appears to have died. It will restart automatically.'],
+  ['cpu_oom_killed', 'host_oom_kill', 'kernel: Memory cgroup stats for /slurm/uid_1000/job_123'],
+  ['cpu_oom_killed', 'host_oom_kill', 'Memory limit exceeded: job was killed'],
+  ['cpu_oom_killed', 'host_oom_kill', '[ray] Worker killed due to OOM: task used 30GB, node limit 32GB'],
+  ['cpu_oom_killed', 'sigkill', 'Killed                  python train.py --config cfg.yaml'],
+  ['torch', 'torch_raised', 'ERROR: torch.compile failed: InductorError: CompilationError'],
 ];
 
 // Look-alikes: settings, handlers, advice and counters that name the same words on a healthy run.
@@ -256,6 +271,8 @@ const HEALTHY: readonly string[] = [
   'Gradients are finite',
   'outputs are not nan',
   'pre-emption handler installed',
+  'memory limit: 32GB per task',
+  'Failed to allocate pinned host memory; falling back to pageable memory',
   '<Lock(owner=None)>',
   '[W socket.cpp:663] [c10d] The client socket has failed to connect to [node0]:29500 (errno: 111 - Connection refused).',
 ];
