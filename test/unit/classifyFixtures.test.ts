@@ -19,7 +19,7 @@ import { loadLogFixtures } from '../support/logFixtures.js';
 // excerpts copied in mid-round): 570 and 571 of 590 when they arrived, 581 and 582 after (the 542 unchanged). Round 8
 // (→ 867): validation 233/277 and 239/277, and on the 239 excerpts of round 7 206 and 212 (the floor of 85.7/88.2
 // held there).
-const DEV_FLOOR = { family: 0.984, decision: 0.986 };
+const DEV_FLOOR = { family: 0.985, decision: 0.986 };
 const VALIDATION_FLOOR = { family: 0.841, decision: 0.862 };
 
 const fixtures = splitFixtures(loadLogFixtures());

@@ -26,7 +26,7 @@ export const CODE_SIGNALS: readonly SignalInput[] = [
     // or export error), and torch's checks in its own words: a tensor with no grad_fn, a view of the wrong size, input
     // and weight of different types or devices, channels that do not match, an embedding index out of range. Its
     // distributed, memory and CUDA errors have their own signals; mp.spawn's wrapper says only that a child raised.
-    pattern: String.raw`${LINE_PREFIX}(?<exception>torch\.(?!distributed\b|multiprocessing\b|cuda\.OutOfMemoryError|OutOfMemoryError)(?:_?\w{1,30}\.){0,4}\w{0,40}(?:Error|Exception|Unsupported|Failed))\b|does not require grad and does not have a grad_fn|shape '\[[^\]\n]{0,100}\]' is invalid for input of size \d+|Input type \([\w.]{1,60}\) and weight type \([\w.]{1,60}\) should be the same|to have \d+ channels, but got \d+ channels instead|IndexError: index out of range in self`,
+    pattern: String.raw`${LINE_PREFIX}(?<exception>torch\.(?!distributed\b|multiprocessing\b|cuda\.OutOfMemoryError|OutOfMemoryError)(?:_?\w{1,30}\.){0,4}\w{0,40}(?:Error|Exception|Unsupported|Failed))\b|does not require grad and does not have a grad_fn|shape '\[[^\]\n]{0,100}\]' is invalid for input of size \d+|Input type \([\w.]{1,60}\) and weight type \([\w.]{1,60}\) should be the same|to have \d+ channels, but got \d+ channels instead|IndexError: index out of range in self|\b(?:InductorError|BackendCompilerFailed|LoweringException)\b`,
     flags: '',
     error_type: 'torch',
     severity: 'error',

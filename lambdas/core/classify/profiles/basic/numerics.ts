@@ -6,7 +6,7 @@ export const NUMERICS_SIGNALS: readonly SignalInput[] = [
   {
     name: 'loss_not_finite',
     // Separators of every logger: "loss: nan", "loss=nan", "loss nan", "loss is nan", a table's "| loss | nan |".
-    pattern: String.raw`${LOSS_KEY}\s*(?:is|=|:|\||of|became)?\s*${NON_FINITE}`,
+    pattern: String.raw`${LOSS_KEY}(?<!scal(?:e|er|ing)['\"\]]?)\s*(?:values? )?(?:is|was|=|:|\||of|became|becomes|has become|is now)?\s*${NON_FINITE}`,
     fields: ['value'],
     error_type: 'numerical_instability',
     severity: 'error',
@@ -67,8 +67,23 @@ export const NUMERICS_SIGNALS: readonly SignalInput[] = [
     priority: 80,
   },
   {
+    name: 'loss_table_nan',
+    // Loggers that print a table (a header naming the loss column once, then one row per step: DeepXDE, Keras-like
+    // summaries, hand-written trainers) put the value under the header, not beside the name. Rows that start with a
+    // step and carry only nan values, on two logged steps, under a header that names a loss: a diverged run. A pandas
+    // frame with NaN cells has no loss header.
+    pattern: String.raw`^\s*\d+\s+(?:\[?[-+]?nan\]?\s+){1,8}\[?[-+]?nan\]?\s*$`,
+    requires: String.raw`^\s*(?:step|epoch|iter\w{0,10}|it)\b[^\n]{0,80}\bloss\b`,
+    flags: 'im',
+    min_lines: 2,
+    error_type: 'numerical_instability',
+    severity: 'error',
+    subsystem: 'training',
+    priority: 78,
+  },
+  {
     name: 'nan_detected',
-    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|Found (?:Inf|NaN) or (?:NaN|Inf) global norm|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b|\bNan in summary histogram\b|\bdid not improve from [-+]?inf\b|\binvalid value \((?:nan|inf)\) encountered\b|There are NAN or INF\b|output Tensor\b[^\n]{0,80}\bcontains (?:NAN|Inf)\b|^\s*\d+/\d+\s+\d+(?:\.\d+)?G\s+(?:nan\s+){2}|Detected (?:nan|inf) and/or (?:nan|inf) values in\b|\bA tensor with (?:all )?NaNs was produced\b|\bloss(?:es)? (?:went|goes|turned|turns|becomes|becoming|jumped|jumps|exploded|explodes) (?:to )?(?:nan|inf)\b|\bNansException\b`,
+    pattern: String.raw`returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|Found (?:Inf|NaN) or (?:NaN|Inf) global norm|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b|\bNan in summary histogram\b|\bdid not improve from [-+]?inf\b|\binvalid value \((?:nan|inf)\) encountered\b|There are NAN or INF\b|output Tensor\b[^\n]{0,80}\bcontains (?:NAN|Inf)\b|^\s*\d+/\d+\s+\d+(?:\.\d+)?G\s+(?:nan\s+){2}|Detected (?:nan|inf) and/or (?:nan|inf) values in\b|\bA tensor with (?:all )?NaNs was produced\b|\bloss(?:es)? (?:went|goes|turned|turns|becomes|becoming|jumped|jumps|exploded|explodes) (?:to )?(?:nan|inf)\b|\bNansException\b|\bInput contains (?:NaN|infinity)\b|^\s*assert\b[^\n]{0,80}\bis(?:nan|finite|inf)\(|\b(?:network |model )?(?:outputs?|predictions?|logits|gradients|grads|activations|weights|parameters|params)\b (?:is|are|contains?|became|have|has) (?:all )?(?:an? )?(?:nan|inf)s?\b`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',

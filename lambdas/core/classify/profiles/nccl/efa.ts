@@ -14,7 +14,7 @@ export const EFA_FALLBACK_SIGNALS: readonly SignalInput[] = [
   {
     name: 'efa_plugin_unusable',
     // The OFI plugin found no EFA provider (or none at all) and gave up: NCCL falls back to sockets.
-    pattern: String.raw`NET/OFI[^\n]{0,300}(?:Only EFA provider is supported|initialization failed|Couldn't find any optimal provider|fi_getinfo\(\) call failed|OFI NCCL failure|No eligible providers?)|fi_getinfo: -61\b|(?:Can't|Cannot|Could not|Unable to) find (?:a |any )?provider[^\n]{0,40}\befa\b|\bno providers? (?:found|available)[^\n]{0,40}\befa\b`,
+    pattern: String.raw`NET/OFI[^\n]{0,300}(?:Only EFA provider is supported|initialization failed|[Ff]ailing initialization|Couldn't find any optimal provider|fi_getinfo\(\) call failed|OFI NCCL failure|No eligible providers?)|fi_getinfo: -61\b|(?:Can't|Cannot|Could not|Unable to) find (?:a |any )?provider[^\n]{0,40}\befa\b|\bno providers? (?:found|available)[^\n]{0,40}\befa\b`,
     error_type: 'efa_fallback',
     severity: 'warning',
     subsystem: 'network',

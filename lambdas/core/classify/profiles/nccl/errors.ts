@@ -4,7 +4,7 @@ import type { SignalInput } from '../../schema.js';
 export const NCCL_ERROR_SIGNALS: readonly SignalInput[] = [
   {
     name: 'nccl_error',
-    pattern: String.raw`NCCL error(?: in: [^,\s]+)?(?:,\s*(?<nccl_error>[^,]{3,80}?)(?:\s*\(run with|, NCCL version|$))?|\bnccl(?<nccl_code>SystemError|InternalError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)\b|\bnccl[A-Z]\w{0,40}(?:\([^)\n]{0,200}\))? failed: (?:unhandled|internal|invalid|remote|system)|NCCL WARN Cuda failure|NCCL WARN Call to \w+ failed|NET/IB\s*:\s*Got completion[^\n]{0,200}with (?:error|status)|NCCL WARN (?:Duplicate GPU detected|Error\s?:|\[Service thread\] Error|[^\n]{0,200}\bres=[1-6]\b)`,
+    pattern: String.raw`[NRH]CCL error(?: in: [^,\s]+)?(?:,\s*(?<nccl_error>[^,]{3,80}?)(?:\s*\(run with|, NCCL version|$))?|\bnccl(?<nccl_code>SystemError|InternalError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)\b|\bnccl[A-Z]\w{0,40}(?:\([^)\n]{0,200}\))? failed: (?:unhandled|internal|invalid|remote|system)|\bNCCL operation nccl\w{1,40}(?:\([^)\n]{0,200}\))? failed: \S|NCCL WARN Cuda failure|NCCL WARN Call to \w+ failed|NET/IB\w{0,6}\s*:\s*Got completion[^\n]{0,200}with (?:error|status)|NCCL WARN (?:Duplicate GPU detected|Error\s?:|\[Service thread\] Error|[^\n]{0,200}\bres=[1-6]\b|[^\n]{0,200}\bretcode [1-6]\b|Bootstrap\s*:\s*no socket interface found)`,
     // A CUDA fault that NCCL merely reports (its kernels hit an illegal address) is the CUDA error's own.
     unless: String.raw`illegal memory access|device-side assert`,
     fields: ['nccl_error', 'nccl_code'],

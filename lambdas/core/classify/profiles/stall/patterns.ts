@@ -23,4 +23,4 @@ export const NOT_STALLED = String.raw`${FATAL_SIGNAL}|${RAISED_ERROR}`;
 export const DUMP_MARK = String.raw`Thread (?:(?:\d+|0x[0-9a-f]+) )?\((?:idle|active)(?:\+gil)?\)|\(gdb\)|^#\d+\s+0x[0-9a-f]+ in |most recent call first|py-spy`;
 // glibc's functions a thread sits in while taking a mutex (lll_lock_wait under pthread_mutex_lock), in gdb's, pstack's,
 // eu-stack's and py-spy --native's spellings: a lock nobody releases.
-export const MUTEX_WAIT = String.raw`__GI___lll_lock_wait\w{0,20}|__lll_lock_wait\w{0,20}|lll_lock_wait\w{0,20}|__GI___pthread_mutex_lock|___?pthread_mutex_lock\w{0,20}|lll_mutex_lock\w{0,20}`;
+export const MUTEX_WAIT = String.raw`__GI___lll_lock_wait\w{0,20}|__lll_lock_wait\w{0,20}|lll_lock_wait\w{0,20}|__GI___pthread_mutex_lock|___?pthread_mutex_lock\w{0,20}|lll_mutex_lock\w{0,20}|AbslInternalSpinLockDelay\w{0,30}`;

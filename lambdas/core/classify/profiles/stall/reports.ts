@@ -9,7 +9,7 @@ import { RAISED_ERROR } from './patterns.js';
 export const STALL_REPORT_SIGNALS: readonly SignalInput[] = [
   {
     name: 'watchdog_stuck',
-    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|\bdetected no heartbeat\b|\bwatchdog hang\b|\bpossible GIL induced hang\b|failed to send a keep-alive heartbeat|heartbeat monitor[^\n]{0,300}no heartbeat|\bno heartbeats? (?:received )?(?:for|in|since)\b|\bheartbeats? (?:timed out|timeout (?:exceeded|expired|reached)|lost|missed|expired)\b|\b(?:missed|lost) (?:\d+ )?(?:consecutive )?heartbeats?\b`,
+    pattern: String.raw`watchdog got stuck for (?<stuck_seconds>\d+) seconds|Heartbeat monitor timed out|\bdetected no heartbeat\b|\bwatchdog hang\b|\bpossible GIL induced hang\b|failed to send a keep-alive heartbeat|heartbeat monitor[^\n]{0,300}no heartbeat|\bno heartbeats? (?:received )?(?:for|in|since)\b|\bheartbeats? (?:timed out|timeout (?:exceeded|expired|reached)|lost|missed|expired)\b|\b(?:missed|lost) (?:\d+ )?(?:consecutive )?heartbeats?\b|\b(?:has not|hasn't|have not|haven't|did not|didn't) (?:sent|received|reported|emitted) (?:a |any )?heartbeats?\b`,
     // torch's heartbeat monitor says which rank "detected no heartbeat of its watchdog", that it terminates the process
     // "due to ProcessGroupNCCL watchdog hang", or that the GIL could not be taken on exit ("possible GIL induced hang").
     // Ray marks a dead node by its missed heartbeats: a node gone (preempted, crashed), not a process stuck.
@@ -73,7 +73,9 @@ export const STALL_REPORT_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'deadlock',
-    pattern: String.raw`\bdead ?lock(?:ed)?\b|Resource deadlock (?:avoided|would occur)|\bEDEADLK\b`,
+    pattern: String.raw`\bdead ?lock(?:ed)?\b|Resource deadlock (?:avoided|would occur)|\bEDEADLK\b|<(?:R?Lock|(?:Bounded)?Semaphore|Condition)\(owner=SomeOther(?:Process|Thread)\b`,
+    // multiprocessing's repr of a lock held by another thread or process ("<Lock(owner=SomeOtherProcess)>"): printed
+    // by a person inspecting a stuck queue or pool, it names the lock the process waits on and who holds it.
     // glibc's strerror(EDEADLK) is "Resource deadlock avoided", libstdc++'s std::system_error "… would occur".
     // The tokenizers fork warning names deadlocks on every healthy Hugging Face run, and libraries warn that
     // fork() "may lead to" or "can cause" one (Python 3.12, Polars): a risk named, not a deadlock seen. JAX's "will likely
