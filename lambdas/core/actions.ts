@@ -42,11 +42,14 @@ export const STATE_ACTIONS: Readonly<Record<RunState, string>> = {
   RESTARTING: 'Nothing to do: trainwatch restarted the run and is waiting for a heartbeat of the new attempt',
 };
 
+/** The WARNING causes that name what to look at; a stale heartbeat or a file finding gets the state's action. */
+type OwnActionCause = Exclude<WarningCause, 'heartbeat_stale' | 'finding'>;
+
 /**
  * What to do about a WARNING, by what caused it (a node, the run's health); a stale heartbeat or a finding of the
  * run's own files gets the state's action. Every node and health cause must have its own (checked by the type).
  */
-export const WARNING_ACTIONS: Readonly<Record<Exclude<WarningCause, 'heartbeat_stale' | 'finding'>, string>> = {
+export const WARNING_ACTIONS: Readonly<Record<OwnActionCause, string>> = {
   node_silent:
     'A node stopped writing its heartbeat: check that instance (is it up, is its training process alive, dmesg for Xid errors); the other ranks will block in the next collective',
   nodes_missing:
@@ -75,7 +78,7 @@ export function actionFor(state: RunState, errorType?: string | null, cause?: Wa
   if (errorType && ERROR_SPECIFIC.has(state) && Object.hasOwn(ERROR_ACTIONS, errorType))
     return ERROR_ACTIONS[errorType]!;
   if (state === RunState.WARNING && cause && Object.hasOwn(WARNING_ACTIONS, cause))
-    return WARNING_ACTIONS[cause as keyof typeof WARNING_ACTIONS];
+    return WARNING_ACTIONS[cause as OwnActionCause];
   return STATE_ACTIONS[state];
 }
 
