@@ -1,6 +1,19 @@
 import type { SignalInput } from '../../schema.js';
 import { CRASHED, MUTEX_WAIT, NOT_STALLED, RAISED_ERROR } from './patterns.js';
 
+/**
+ * A thread blocked taking a mutex, as gdb and as py-spy --native / eu-stack show it: one finding seen by two tools, so
+ * one exclusion, severity and rank.
+ */
+const MUTEX_DEADLOCK = {
+  excludes: NOT_STALLED,
+  flags: 'im',
+  error_type: 'deadlock',
+  severity: 'error',
+  subsystem: 'training',
+  priority: 31,
+} as const;
+
 /** Native views of a live process (gdb, pstack, eu-stack, py-spy --native, strace, /proc/PID/stack): its waits. */
 export const NATIVE_STACK_SIGNALS: readonly SignalInput[] = [
   {
@@ -10,12 +23,7 @@ export const NATIVE_STACK_SIGNALS: readonly SignalInput[] = [
     // condition or a socket is merely waiting for a peer.
     pattern: String.raw`^#\d\s+(?:0x[0-9a-f]+ in )?(?:${MUTEX_WAIT})\b`,
     requires: String.raw`\(gdb\)|^Thread \d+ \(Thread 0x[0-9a-f]+|^#\d+\s+0x[0-9a-f]+ in `,
-    excludes: NOT_STALLED,
-    flags: 'im',
-    error_type: 'deadlock',
-    severity: 'error',
-    subsystem: 'training',
-    priority: 31,
+    ...MUTEX_DEADLOCK,
   },
   {
     name: 'gdb_thread_waiting',
@@ -77,12 +85,7 @@ export const NATIVE_STACK_SIGNALS: readonly SignalInput[] = [
     // pthread_mutex_lock) without gdb's frame numbers: a lock nobody releases, a deadlock (see gdb_mutex_wait).
     pattern: String.raw`^\s*(?:#\d+\s+0x[0-9a-f]+\s+)?(?:${MUTEX_WAIT})\s*(?:\(|$)`,
     requires: String.raw`Thread (?:\d+|0x[0-9a-f]+) \((?:idle|active)(?:\+gil)?\)|^#\d+\s+0x[0-9a-f]+\s`,
-    excludes: NOT_STALLED,
-    flags: 'im',
-    error_type: 'deadlock',
-    severity: 'error',
-    subsystem: 'training',
-    priority: 31,
+    ...MUTEX_DEADLOCK,
   },
   {
     name: 'live_process_inspected',
