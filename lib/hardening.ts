@@ -1,9 +1,10 @@
-import { ArnFormat, type Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, type Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { acknowledge, checkovSkip } from './nag.js';
+import { privateBucketProps } from './storage.js';
 
 // Opt-in hardening (off by default, see the README, "IaC scanner findings"): what it costs is said there.
 
@@ -13,14 +14,8 @@ export function createAccessLogBucket(
   opts: { removalPolicy: RemovalPolicy; retention: Duration },
 ): s3.Bucket {
   const bucket = new s3.Bucket(scope, 'AccessLogBucket', {
-    encryption: s3.BucketEncryption.S3_MANAGED,
-    enforceSSL: true,
-    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-    // Versioned: a deleted or overwritten log stays recoverable for as long as logs are kept.
-    versioned: true,
-    removalPolicy: opts.removalPolicy,
-    autoDeleteObjects: opts.removalPolicy === RemovalPolicy.DESTROY,
+    ...privateBucketProps(opts.removalPolicy),
+    // Old log versions expire with the logs: a deleted or overwritten log stays recoverable as long as logs are kept.
     lifecycleRules: [
       { id: 'expire-logs', expiration: opts.retention, noncurrentVersionExpiration: opts.retention },
     ],

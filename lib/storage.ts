@@ -10,6 +10,23 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { acknowledge, checkovSkip } from './nag.js';
 
+/**
+ * What every trainwatch bucket is: SSE-S3 (training roles write heartbeats without KMS permissions), TLS only,
+ * private, owned by the bucket owner, versioned (a deleted or overwritten object stays recoverable a while), and
+ * emptied with the stack only when the stack's removal policy destroys it.
+ */
+export function privateBucketProps(removalPolicy: RemovalPolicy): s3.BucketProps {
+  return {
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    versioned: true,
+    removalPolicy,
+    autoDeleteObjects: removalPolicy === RemovalPolicy.DESTROY,
+  };
+}
+
 /** A new heartbeat bucket: private, TLS only, versioned, EventBridge on, old runs expire. */
 export function createBucket(
   scope: Construct,
@@ -21,17 +38,9 @@ export function createBucket(
     accessLogs?: s3.IBucket;
   },
 ): s3.Bucket {
-  const destroy = opts.removalPolicy === RemovalPolicy.DESTROY;
   const expiration = opts.runRetention.toDays() > 0 ? opts.runRetention : undefined;
   const bucket = new s3.Bucket(scope, 'HeartbeatBucket', {
-    // SSE-S3: training roles can write heartbeats without KMS permissions.
-    encryption: s3.BucketEncryption.S3_MANAGED,
-    enforceSSL: true,
-    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-    versioned: true,
-    removalPolicy: opts.removalPolicy,
-    autoDeleteObjects: destroy,
+    ...privateBucketProps(opts.removalPolicy),
     serverAccessLogsBucket: opts.accessLogs,
     serverAccessLogsPrefix: opts.accessLogs ? 'heartbeat-bucket/' : undefined,
     lifecycleRules: [
