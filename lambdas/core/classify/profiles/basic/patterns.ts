@@ -17,4 +17,4 @@ export const APP_XIDS = '13|31|43|45';
 // A metric named for a loss, in any logger: loss, 'loss', val_loss, train/loss, critic/vf_loss, loss_cls.
 // The name may sit in quotes or brackets ("[Loss] nan", loguru-style tables).
 export const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}(?:loss|cross[-_]?entropy|xent|nll|elbo)[\w/.-]{0,40}['"\]]?(?:\x1b?\[[\d;]{1,8}m){0,2}`;
-export const NON_FINITE = String.raw`(?:\x1b?\[[\d;]{1,8}m\s{0,8}){0,2}['"\[]?(?:tensor\(|array\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;
+export const NON_FINITE = String.raw`(?:\x1b?\[[\d;]{1,8}m\s{0,8}){0,2}['"\[]?(?:(?:tf\.|np\.|jnp\.|torch\.)?(?:tensor\(|(?:Device)?array\(|Variable\())?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;

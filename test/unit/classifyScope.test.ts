@@ -1,0 +1,123 @@
+import { describe } from 'vitest';
+import { itClassifiesEachRow, itStaysHealthy, type SignalRow } from '../support/classifyRows.js';
+
+// Eighth blind round: mechanisms rather than products. How any program says it was stopped from outside (a
+// termination signal named in the receiver's word order, a wall-clock limit reached in any phrasing, a machine taken
+// for maintenance or shut down), how any launcher says set-up timed out (a handshake or bootstrap near a timeout, a
+// connect loop to the master that gave up), how any monitor names a GPU fault, how any watchdog says a step never
+// finished. Synthetic lines written from how such software prints, never corpus excerpts, never counted as accuracy;
+// each row names the signal it exercises.
+const FAILURES: readonly SignalRow[] = [
+  // A termination signal, received or forwarded, in any word order.
+  ['cancelled_preempted', 'stop_signal_or_limit', 'signal 15 received, terminating'],
+  ['cancelled_preempted', 'stop_signal_or_limit', 'TERM signal received, stopping workers'],
+  ['cancelled_preempted', 'stop_signal_or_limit', 'INFO [supervisor] SIGHUP signal caught, shutting down'],
+  ['cancelled_preempted', 'stop_signal_or_limit', 'Terminated: 15'],
+  ['cancelled_preempted', 'stop_signal_or_limit', 'child 4242 exited, signal=SIGTERM'],
+  [
+    'cancelled_preempted',
+    'stop_signal_or_limit',
+    'trainer.service: Main process exited, code=killed, signal=TERM',
+  ],
+  ['cancelled_preempted', 'stop_signal_or_limit', '  State: Terminated\n  ExitCode: 143'],
+  // A wall-clock limit reached, in any phrasing.
+  ['cancelled_preempted', 'stop_signal_or_limit', 'Job reached its time limit and was terminated'],
+  ['cancelled_preempted', 'stop_signal_or_limit', 'Time limit reached, exiting'],
+  ['cancelled_preempted', 'stop_signal_or_limit', 'Execution halted: maximum runtime reached'],
+  ['cancelled_preempted', 'stop_signal_or_limit', 'Job cancelled due to time limit'],
+  [
+    'cancelled_preempted',
+    'stop_signal_or_limit',
+    'Your job has been terminated because it reached the wall time',
+  ],
+  ['cancelled_preempted', 'stop_signal_or_limit', 'The training job ran out of wall time at step 41000'],
+  ['cancelled_preempted', 'stop_signal_or_limit', 'task killed after reaching the requested time limit'],
+  ['cancelled_preempted', 'slurm_job_state', '*** STEP 991.0 DUE TO TIME LIMIT ***'],
+  // A machine taken away for maintenance or shut down under the job.
+  ['cancelled_preempted', 'spot_interruption', 'The TPU VM was interrupted by a maintenance event'],
+  ['cancelled_preempted', 'spot_interruption', 'Compute instance terminated: host maintenance'],
+  [
+    'cancelled_preempted',
+    'spot_interruption',
+    'WARNING: the instance is scheduled for maintenance and will be terminated at 12:00 UTC',
+  ],
+  ['cancelled_preempted', 'spot_interruption', 'Node gpu-17 was shut down, job terminated'],
+  ['cancelled_preempted', 'spot_interruption', 'host worker-3 is powering off'],
+  // Set-up timeouts: a handshake, bootstrap or coordinator near a timeout; a connect loop that gave up.
+  ['distributed_timeout', 'process_group_timeout', 'MPI handshake timed out'],
+  ['distributed_timeout', 'process_group_timeout', 'bootstrap timeout after 60s'],
+  ['distributed_timeout', 'process_group_timeout', 'registration with coordinator deadline exceeded'],
+  ['distributed_timeout', 'process_group_timeout', 'Gloo connectFullMesh failed with timeout'],
+  ['distributed_timeout', 'process_group_timeout', 'Deadline exceeded while waiting for peers'],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'gave up waiting for the remaining workers (3 of 4 joined)',
+  ],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'ERROR: could not reach the master at 10.0.0.1:29500, giving up after 10 attempts',
+  ],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'Failed to connect to coordinator at 10.0.0.1:1234 after 30 retries',
+  ],
+  ['distributed_timeout', 'process_group_timeout', 'giving up connecting to the store 10.0.0.1:29400'],
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'RuntimeError: Rank 0 timed out in monitoredBarrier after 1800 seconds',
+  ],
+  // GPU faults in a driver's, a fabric's, a device plugin's or a monitor's words.
+  [
+    'gpu_xid',
+    'gpu_lost',
+    'nvidia 0000:3b:00.0: AER: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer',
+  ],
+  ['gpu_xid', 'gpu_lost', '| N/A   ERR!  P0   ERR! / 400W |   0MiB / 81920MiB |     ERR!      Default |'],
+  ['gpu_xid', 'gpu_lost', 'fabricmanager: NVSwitch fatal error detected on switch 2'],
+  ['gpu_xid', 'gpu_lost', 'device plugin: marking GPU-7540a9b3 as unhealthy'],
+  ['gpu_xid', 'gpu_lost', 'dcgmi diag: GPU 3 failed health check: PCIe replay rate exceeded'],
+  ['gpu_xid', 'gpu_lost', 'node-problem-detector: health check failed on GPU 5'],
+  // A step that never finished, an expired step timer, a worker not responding.
+  ['hang', 'progress_not_advancing', 'WARNING: step 500 has not completed after 3600 s'],
+  ['hang', 'progress_not_advancing', 'collective 17 did not finish within 30 min'],
+  ['hang', 'progress_not_advancing', 'timed out waiting for the next step'],
+  ['hang', 'progress_not_advancing', 'Reaping worker_id=[4242]. Expired timers: [train_step]'],
+  ['hang', 'progress_not_advancing', 'trainer process 3 is not responding'],
+  // A non-finite loss inside another framework's tensor repr; a GPU that ran out of memory in plain words.
+  ['numerical_instability', 'loss_not_finite', 'step 5 loss=tf.Tensor(nan, shape=(), dtype=float32)'],
+  ['numerical_instability', 'loss_not_finite', 'loss: DeviceArray(nan, dtype=float32)'],
+  ['oom', 'cuda_oom_other', 'the GPU ran out of memory while building the KV cache'],
+];
+
+// Look-alikes of every widened shape: configured limits, handlers installed, a connect loop still retrying, a
+// handshake that completed, health that passed, counters at zero, steps that finished.
+const HEALTHY: readonly string[] = [
+  '#SBATCH --time=24:00:00\ntime limit: 24:00:00, checkpoint every 1000 steps',
+  'Setting wall time limit to 48h; a checkpoint is written before the time limit',
+  'Time limit reached. Elapsed time is 0:05:00. Signaling Trainer to stop.',
+  'Installing SIGTERM signal handler; SIGTERM signal handler registered',
+  'exit code 0\nExitCode: 0',
+  'maintenance_policy: MIGRATE\nonHostMaintenance: TERMINATE',
+  'Failed to connect to master at 10.0.0.1:29500, retrying (attempt 2/10)\nConnected to master at 10.0.0.1:29500',
+  'handshake completed in 0.3s\nbootstrap timeout set to 600 s',
+  'NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>',
+  'GPU 0: health check passed\nMarking GPU-7540a9b3 healthy',
+  'Xid errors: 0\n| 0  NVIDIA A100  On | 00000000:3B:00.0 Off |  0 |',
+  'nvidia 0000:3b:00.0: AER: Corrected error received: 0000:3b:00.0, severity=Corrected',
+  'step 100 completed in 3.2s\nstep 101 has completed',
+  'NVSwitch non-fatal error counter: 0',
+  '{"eval_dataset": {"text": "nan"}, "loss": 1.23}',
+  'Creating tf.Tensor(1.0, shape=(), dtype=float32) for the loss weight',
+];
+
+describe('the eighth blind round: failure mechanisms in any software', () => {
+  itClassifiesEachRow(FAILURES);
+});
+
+describe('the eighth blind round: look-alikes that stay healthy', () => {
+  itStaysHealthy(HEALTHY);
+});
