@@ -91,6 +91,43 @@ const FAILURES: readonly SignalRow[] = [
   ['numerical_instability', 'loss_not_finite', 'step 5 loss=tf.Tensor(nan, shape=(), dtype=float32)'],
   ['numerical_instability', 'loss_not_finite', 'loss: DeviceArray(nan, dtype=float32)'],
   ['oom', 'cuda_oom_other', 'the GPU ran out of memory while building the KV cache'],
+  // A connect loop to a peer or the master that never ends, in any launcher's words (eight failures, no success).
+  [
+    'distributed_timeout',
+    'connect_retry_repeated',
+    Array.from(
+      { length: 8 },
+      (_, i) => `[W] connecting to worker ${i % 3} failed, backing off ${100 * i} ms`,
+    ).join('\n'),
+  ],
+  [
+    'distributed_timeout',
+    'connect_retry_repeated',
+    Array.from(
+      { length: 9 },
+      () =>
+        '[W socket.cpp:663] The client socket has failed to connect to [trainer-0.svc]:29500 (errno: 113).',
+    ).join('\n'),
+  ],
+  // A collective library's socket layer timing out inside a raised error; torch's older collective timeout wording.
+  [
+    'distributed_timeout',
+    'process_group_timeout',
+    'CollectiveError: [12:00:01] src/net/socket.h:170: Poll timeout',
+  ],
+  [
+    'watchdog_timeout',
+    'nccl_watchdog_timeout',
+    'RuntimeError: [Rank 1] Caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800321 milliseconds before timing out.',
+  ],
+  // A socket operation failing with its own error; a driver status asking for a GPU reset; AWS Batch's short reason.
+  ['communication', 'connection_lost', '[Fatal] Socket send error, code: 32'],
+  [
+    'gpu_xid',
+    'gpu_lost',
+    'NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED]',
+  ],
+  ['cancelled_preempted', 'spot_interruption', 'Status Reason: Host EC2 terminated'],
 ];
 
 // Look-alikes of every widened shape: configured limits, handlers installed, a connect loop still retrying, a
@@ -112,6 +149,14 @@ const HEALTHY: readonly string[] = [
   'NVSwitch non-fatal error counter: 0',
   '{"eval_dataset": {"text": "nan"}, "loss": 1.23}',
   'Creating tf.Tensor(1.0, shape=(), dtype=float32) for the loss weight',
+  // A connect loop that ended in a connection (workers started before the master), and one too short to be a loop.
+  [
+    ...Array.from({ length: 9 }, () => 'failed to connect to [master-0]:29500 (errno: 111), retrying'),
+    'connected to [master-0]:29500',
+  ].join('\n'),
+  'Connecting to rank 1 failed, waiting for 200 milliseconds\nConnected to rank 1',
+  // An RL mean reward over a window in which no episode finished: numpy averaged nothing, nothing diverged.
+  'RuntimeWarning: Mean of empty slice.\nMean Reward: nan\nMean Reward: nan\nMean Reward: 12.5',
 ];
 
 describe('the eighth blind round: failure mechanisms in any software', () => {

@@ -39,6 +39,9 @@ export const NUMERICS_SIGNALS: readonly SignalInput[] = [
     // separators as a loss. nan only (a perplexity or a ratio may be inf while the loss is finite), on two logged steps.
     pattern: String.raw`(?<![\w/.-])['"]?(?:[\w.-]{0,40}/)?(?:kl\w{0,20}|entropy\w{0,20}|ppl|perplexity|rewards?\w{0,20}|advantages?\w{0,20}|logits?\w{0,20}|(?:weight|param\w{0,10}|update)[ _]?norm|lr|learning_rate)['"\]]?\s*(?:=|:|\|)?\s*['"\[]?(?:tensor\()?[-+]?nan\b`,
     min_lines: 2,
+    // numpy warns "Mean of empty slice" when it averages nothing: an RL logger's mean reward over a window in which no
+    // episode finished is nan by arithmetic, not by divergence.
+    excludes: String.raw`\bMean of empty slice\b`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
