@@ -128,6 +128,40 @@ const FAILURES: readonly SignalRow[] = [
     'NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED]',
   ],
   ['cancelled_preempted', 'spot_interruption', 'Status Reason: Host EC2 terminated'],
+  // Stops in more receivers' words: a negative return code of 15, a handler's "signal received: SIGTERM", a stop
+  // done by hand, a node rebooted, spot capacity reclaimed, EC2's instance-action, a pod deleted under the job.
+  ['cancelled_preempted', 'stop_signal_or_limit', 'Process 1234 exited with code -15'],
+  ['cancelled_preempted', 'stop_signal_or_limit', 'Signal received: SIGTERM'],
+  ['cancelled_preempted', 'stop_signal_or_limit', 'The experiment was stopped manually'],
+  [
+    'cancelled_preempted',
+    'spot_interruption',
+    'The job was terminated by the system because the node was rebooted',
+  ],
+  ['cancelled_preempted', 'spot_interruption', 'Instance terminated by AWS due to capacity'],
+  ['cancelled_preempted', 'spot_interruption', 'instance-action: terminate'],
+  ['cancelled_preempted', 'spot_interruption', 'kubelet: Pod trainer-0 was deleted'],
+  // Peers that never joined set-up, said by whoever waited.
+  ['distributed_timeout', 'peers_never_joined', 'Worker 2 did not check in within 300 seconds'],
+  ['distributed_timeout', 'peers_never_joined', 'Only 3 of 4 hosts joined within the timeout'],
+  [
+    'distributed_timeout',
+    'peers_never_joined',
+    'The coordinator did not receive a response from 1 task(s) within 60s',
+  ],
+  ['distributed_timeout', 'peers_never_joined', 'ERROR: Rank 3 never joined the process group'],
+  ['distributed_timeout', 'peers_never_joined', 'mpirun: timeout waiting for daemons to report back'],
+  [
+    'distributed_timeout',
+    'peers_never_joined',
+    'RuntimeError: Timed out waiting for distributed JAX coordinator',
+  ],
+  ['distributed_timeout', 'peers_never_joined', 'jax.distributed.initialize() timed out after 300 seconds'],
+  [
+    'distributed_timeout',
+    'peers_never_joined',
+    'torch.distributed.DistError: wait timed out after 1800 seconds for keys [rank_3]',
+  ],
 ];
 
 // Look-alikes of every widened shape: configured limits, handlers installed, a connect loop still retrying, a
@@ -157,6 +191,11 @@ const HEALTHY: readonly string[] = [
   'Connecting to rank 1 failed, waiting for 200 milliseconds\nConnected to rank 1',
   // An RL mean reward over a window in which no episode finished: numpy averaged nothing, nothing diverged.
   'RuntimeWarning: Mean of empty slice.\nMean Reward: nan\nMean Reward: nan\nMean Reward: 12.5',
+  // Set-up still in progress, a retry, a configured limit: no peer missing yet.
+  'client 3 failed to connect within 5 s, retrying\nclient 3 connected',
+  'waiting for workers: 3 of 4 hosts joined so far',
+  'if a rank never joined, the launcher would say so',
+  'exit code 0 (15 steps)\npod trainer-0 created',
 ];
 
 describe('the eighth blind round: failure mechanisms in any software', () => {

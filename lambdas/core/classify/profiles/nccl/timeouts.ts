@@ -44,6 +44,18 @@ export const NCCL_TIMEOUT_SIGNALS: readonly SignalInput[] = [
     priority: 48,
   },
   {
+    name: 'peers_never_joined',
+    // Set-up that ended with some peer missing, said by whoever waited: a worker, rank, node or daemon that did not
+    // join, check in or report back within the limit, or never did; only N of M that joined before the timeout; a
+    // coordinator with no response from a task; a wait for the coordinator or a store's keys that timed out.
+    pattern: String.raw`\b(?:worker|rank|node|host|task|peer|replica|process|client|trainer|daemon)s?\b(?: \d+| [\w.-]{1,40})? (?:did not|didn't|has not|hasn't|failed to) (?:join|check in|register|connect|report(?: back)?|arrive)\w{0,3}\b[^\n]{0,60}\b(?:within|before) (?:the )?(?:\d|timeout|deadline)|\b(?:worker|rank|node|host|task|peer|replica|process|client|trainer|daemon)s?\b(?: \d+| [\w.-]{1,40})? never (?:joined|checked in|registered|connected|arrived|reported)\b|\bonly \d+ (?:of|out of|/) ?\d+ (?:[\w-]{1,30} )?(?:worker|rank|node|host|task|peer|replica|process|client|trainer|daemon)s? (?:have |had )?(?:joined|connected|registered|checked in|arrived|reported)\b[^\n]{0,40}\b(?:within|before|after|timed out|timeout|deadline)\b|\b(?:did not|didn't|failed to) (?:receive|get) (?:a |any )?(?:response|reply|heartbeat)s? from \d+ (?:worker|rank|node|host|task|peer|replica|process|client|trainer|daemon)(?:\(s\)|s)? within\b|\b(?:timed out|timeout) waiting for (?:the )?(?:[\w-]{1,30} ){0,2}(?:worker|rank|node|host|task|peer|replica|process|client|trainer|daemon)s? to (?:report|join|connect|register|start|respond|check in)\b|\b(?:timed out|timeout) waiting for (?:the )?(?:[\w-]{1,30} ){1,2}(?:master|coordinator|leader|chief|head node|driver)\b|\bdistributed[ ._]init\w{0,20}(?:\(\))?[^\n]{0,40}\b(?:timed out|deadline exceeded)\b|\bwait(?:ing)? timed out after \d[^\n]{0,40}\bkeys?\b`,
+    unless: String.raw`\b(?:if|when|unless|whether|retry\w{0,3}|will retry)\b`,
+    error_type: 'distributed_timeout',
+    severity: 'critical',
+    subsystem: 'distributed',
+    priority: 47,
+  },
+  {
     name: 'rendezvous_closed',
     // torchelastic closes the rendezvous when an agent shuts the job down (its pod deleted, its node reclaimed,
     // the agent told to stop); the agents left see RendezvousClosedError. Stopped from outside: a restart helps.
