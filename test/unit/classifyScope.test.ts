@@ -141,6 +141,30 @@ const FAILURES: readonly SignalRow[] = [
   ['cancelled_preempted', 'spot_interruption', 'Instance terminated by AWS due to capacity'],
   ['cancelled_preempted', 'spot_interruption', 'instance-action: terminate'],
   ['cancelled_preempted', 'spot_interruption', 'kubelet: Pod trainer-0 was deleted'],
+  // A debugger's report of an exception; NCCL's error trace in its older CUDA sources; EAGAIN on a connect or recv;
+  // a wait for something to go idle or drain, repeated.
+  [
+    'exception',
+    'python_exception',
+    'Exception has occurred: ParserError\nexpected <block end>, but found <scalar>',
+  ],
+  [
+    'nccl',
+    'nccl_error_trace',
+    'host:12:13 [0] NCCL INFO transport.cu:165 -> 2\nhost:12:13 [0] NCCL INFO init.cu:642 -> 2',
+  ],
+  [
+    'communication',
+    'connection_lost',
+    '[E agent.cpp:401] request #3 to worker 0 failed: connect: Resource temporarily unavailable',
+  ],
+  [
+    'hang',
+    'waiting_repeated',
+    Array.from({ length: 6 }, () => 'I0101 00:00:00 pool.cc:88] waiting for executor threads to drain').join(
+      '\n',
+    ),
+  ],
   // Peers that never joined set-up, said by whoever waited.
   ['distributed_timeout', 'peers_never_joined', 'Worker 2 did not check in within 300 seconds'],
   ['distributed_timeout', 'peers_never_joined', 'Only 3 of 4 hosts joined within the timeout'],
@@ -196,6 +220,9 @@ const HEALTHY: readonly string[] = [
   'waiting for workers: 3 of 4 hosts joined so far',
   'if a rank never joined, the launcher would say so',
   'exit code 0 (15 steps)\npod trainer-0 created',
+  'NCCL INFO init.cu:642 -> 0\nNCCL INFO transport.cu:165 -> 7',
+  'waiting for executor threads to drain\nexecutor drained in 0.2 s',
+  'Exception has occurred in a worker; see the report above (none: the check passed)',
 ];
 
 describe('the eighth blind round: failure mechanisms in any software', () => {

@@ -65,7 +65,7 @@ export const PROGRESS_SIGNALS: readonly SignalInput[] = [
     name: 'waiting_repeated',
     // A launcher or store that says it is still waiting, again and again ("Waiting in store based barrier …",
     // "waiting for 3 workers to join"): once is set-up, five times is a job stuck before its first step.
-    pattern: String.raw`\bWaiting in store[ _-]based barrier\b|\bwaiting for (?:\d+ |all |the )?(?:other |remaining )?(?:workers?|ranks?|peers?|processes|clients|nodes|hosts) to (?:join|connect|arrive|register|start)\b|\bstill waiting (?:for|on)\b|\bwaiting (?:for|on) [^\n]{1,60}\bto (?:join|connect|arrive|register|become ready|be ready|finish|complete|respond)\b|\bRendezvous still waiting\b|\bwaiting for \d+(?:/\d+)? (?:more )?(?:tasks?|nodes?|node\(s\)|workers?|ranks?|hosts?|processes)\b|\bresource request cannot be scheduled\b|\bLock \d+ not acquired on\b`,
+    pattern: String.raw`\bWaiting in store[ _-]based barrier\b|\bwaiting for (?:\d+ |all |the )?(?:other |remaining )?(?:workers?|ranks?|peers?|processes|clients|nodes|hosts) to (?:join|connect|arrive|register|start)\b|\bstill waiting (?:for|on)\b|\bwaiting (?:for|on) [^\n]{1,60}\bto (?:join|connect|arrive|register|become ready|be ready|finish|complete|respond|(?:go |become |be )?idle|drain|quiesce|be released|release|exit|stop)\b|\bRendezvous still waiting\b|\bwaiting for \d+(?:/\d+)? (?:more )?(?:tasks?|nodes?|node\(s\)|workers?|ranks?|hosts?|processes)\b|\bresource request cannot be scheduled\b|\bLock \d+ not acquired on\b`,
     // TensorFlow's "CreateSession still waiting for response from worker" every ten seconds is the same stuck set-up,
     // like JAX's coordination service "Waiting for 1/8 tasks to connect" and torchelastic's "Rendezvous still waiting".
     min_lines: 5,
