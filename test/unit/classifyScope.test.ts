@@ -91,6 +91,12 @@ const FAILURES: readonly SignalRow[] = [
   ['numerical_instability', 'loss_not_finite', 'step 5 loss=tf.Tensor(nan, shape=(), dtype=float32)'],
   ['numerical_instability', 'loss_not_finite', 'loss: DeviceArray(nan, dtype=float32)'],
   ['oom', 'cuda_oom_other', 'the GPU ran out of memory while building the KV cache'],
+  // Non-finite losses under other names or with a qualifier; a forward check finding nan in a layer's output.
+  ['numerical_instability', 'loss_not_finite', 'Loss (total): nan'],
+  ['numerical_instability', 'loss_not_finite', 'epoch 4 | mse: nan - mae: nan'],
+  ['numerical_instability', 'loss_not_finite', '[trial 3] objective: nan'],
+  ['numerical_instability', 'nan_detected', 'RuntimeError: Found NaN in the output of layer 12'],
+  ['numerical_instability', 'nan_detected', 'assert failed: hidden_states contains nan at block 7'],
   // A connect loop to a peer or the master that never ends, in any launcher's words (eight failures, no success).
   [
     'distributed_timeout',
@@ -223,6 +229,9 @@ const HEALTHY: readonly string[] = [
   'NCCL INFO init.cu:642 -> 0\nNCCL INFO transport.cu:165 -> 7',
   'waiting for executor threads to drain\nexecutor drained in 0.2 s',
   'Exception has occurred in a worker; see the report above (none: the check passed)',
+  'objective: reg:squarederror\nmse: 0.031 (best 0.029)',
+  'checking hidden_states for nan: none found',
+  '{"dataset": "housing", "columns": {"total_bedrooms": {"nan_count": 207}}}',
 ];
 
 describe('the eighth blind round: failure mechanisms in any software', () => {
