@@ -171,6 +171,14 @@ const FAILURES: readonly SignalRow[] = [
       '\n',
     ),
   ],
+  // A lock cycle named by any detector; a connection said to be lost in either word order.
+  ['deadlock', 'deadlock', 'WARNING: possible circular locking dependency detected'],
+  ['deadlock', 'deadlock', 'ThreadSanitizer: lock-order-inversion (potential cycle) in thread T3'],
+  ['deadlock', 'deadlock', 'All threads are blocked waiting for each other'],
+  ['deadlock', 'deadlock', 'DataLoader worker (pid 123) is stuck waiting on a lock held by the main thread'],
+  ['communication', 'connection_lost', 'Connection to 10.0.0.2:29500 lost'],
+  ['communication', 'connection_lost', 'RuntimeError: Connection lost to peer rank 3'],
+  ['communication', 'connection_lost', 'The actor died unexpectedly: Lost connection to the raylet'],
   // Peers that never joined set-up, said by whoever waited.
   ['distributed_timeout', 'peers_never_joined', 'Worker 2 did not check in within 300 seconds'],
   ['distributed_timeout', 'peers_never_joined', 'Only 3 of 4 hosts joined within the timeout'],
@@ -231,6 +239,9 @@ const HEALTHY: readonly string[] = [
   'Exception has occurred in a worker; see the report above (none: the check passed)',
   'objective: reg:squarederror\nmse: 0.031 (best 0.029)',
   'checking hidden_states for nan: none found',
+  'lockdep: no circular locking dependency found',
+  'Connection to 10.0.0.2:29500 lost and re-established after 2 s',
+  'Lost connection to wandb.ai, retrying in 5 s',
   '{"dataset": "housing", "columns": {"total_bedrooms": {"nan_count": 207}}}',
 ];
 
