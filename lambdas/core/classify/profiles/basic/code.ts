@@ -35,8 +35,9 @@ export const CODE_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'python_exception',
-    pattern: String.raw`${LINE_PREFIX}(?<exception>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))(?:\([\w.]{1,100}\))?(?::\s*(?<message>\S[^\n]{0,300})[^\n]*)?\s*$`,
+    pattern: String.raw`${LINE_PREFIX}(?:Exception has occurred: )?(?<exception>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))(?:\([\w.]{1,100}\))?(?::\s*(?<message>\S[^\n]{0,300})[^\n]*)?\s*$`,
     // Case-sensitive: an exception class is CamelCase, a metric line "eval_error: 0.03" is not one.
+    // A debugger (VS Code's, debugpy) reports the same exception as "Exception has occurred: ScannerError".
     flags: '',
     error_type: 'exception',
     severity: 'error',

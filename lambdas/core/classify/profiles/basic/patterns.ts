@@ -14,7 +14,8 @@ export const XID = String.raw`\bXid\b['"]?(?:\s*\((?<pci>(?:PCI:)?[0-9A-Fa-f:.]+
 export const ECC_XIDS = '48|63|64|94|95';
 // Xids that usually follow the application's own fault (illegal access, a killed process).
 export const APP_XIDS = '13|31|43|45';
-// A metric named for a loss, in any logger: loss, 'loss', val_loss, train/loss, critic/vf_loss, loss_cls.
+// A metric named for a loss, in any logger: loss, 'loss', val_loss, train/loss, critic/vf_loss, loss_cls; a regression's
+// mse and an optimiser's objective are losses by another name.
 // The name may sit in quotes or brackets ("[Loss] nan", loguru-style tables).
-export const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}(?:loss|cross[-_]?entropy|xent|nll|elbo)[\w/.-]{0,40}['"\]]?(?:\x1b?\[[\d;]{1,8}m){0,2}`;
-export const NON_FINITE = String.raw`(?:\x1b?\[[\d;]{1,8}m\s{0,8}){0,2}['"\[]?(?:tensor\(|array\()?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;
+export const LOSS_KEY = String.raw`(?<![\w/.-])['"]?[\w/.-]{0,60}(?:loss|cross[-_]?entropy|xent|nll|elbo|mse|objective)[\w/.-]{0,40}['"\]]?(?:\x1b?\[[\d;]{1,8}m){0,2}`;
+export const NON_FINITE = String.raw`(?:\x1b?\[[\d;]{1,8}m\s{0,8}){0,2}['"\[]?(?:(?:tf\.|np\.|jnp\.|torch\.)?(?:tensor\(|(?:Device)?array\(|Variable\())?(?<value>[-+]?(?:nan|inf(?:inity|inite)?))\b`;

@@ -17,7 +17,8 @@ export const NCCL_ERROR_SIGNALS: readonly SignalInput[] = [
     name: 'nccl_error_trace',
     // NCCL logs the return code up its call stack ("NCCL INFO init.cc:1303 -> 2"): 1-6 are errors
     // (unhandled cuda, system, internal, invalid argument, invalid usage, remote); 7 is only "in progress".
-    pattern: String.raw`NCCL INFO [\w/.-]{1,100}\.(?:cc|h|cpp):\d+ -> (?<nccl_code>[1-6])\b`,
+    // NCCL before 2.4 was CUDA source throughout ("init.cu:642 -> 1").
+    pattern: String.raw`NCCL INFO [\w/.-]{1,100}\.(?:cc|cu|h|cpp):\d+ -> (?<nccl_code>[1-6])\b`,
     // Code 1 up the stack after a CUDA fault is that fault travelling, not an NCCL failure of its own.
     excludes: String.raw`an illegal memory access was encountered|device-side assert triggered`,
     error_type: 'nccl',

@@ -73,14 +73,16 @@ export const STALL_REPORT_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'deadlock',
-    pattern: String.raw`\bdead ?lock(?:ed)?\b|Resource deadlock (?:avoided|would occur)|\bEDEADLK\b|<(?:R?Lock|(?:Bounded)?Semaphore|Condition)\(owner=SomeOther(?:Process|Thread)\b`,
+    pattern: String.raw`\bdead ?lock(?:ed)?\b|Resource deadlock (?:avoided|would occur)|\bEDEADLK\b|<(?:R?Lock|(?:Bounded)?Semaphore|Condition)\(owner=SomeOther(?:Process|Thread)\b|\bcircular (?:locking dependency|lock(?:ing)? (?:order|wait)|wait(?:ing)?)\b|\block[- ]order(?:ing)?[- ](?:inversion|violation|reversal)\b|\b(?:waiting|wait|waits|blocked) (?:for|on) each other\b|\b(?:waiting|blocked|stuck|hangs?|hung)\b[^\n]{0,30}\b(?:on|for) (?:a |the )?(?:lock|mutex|semaphore)\b[^\n]{0,30}\b(?:held|owned|acquired|taken) by\b`,
+    // How any detector or person names a lock cycle: the kernel's lockdep ("circular locking dependency"), sanitizers'
+    // "lock-order-inversion", threads waiting for each other, a thread stuck on a lock another one holds.
     // multiprocessing's repr of a lock held by another thread or process ("<Lock(owner=SomeOtherProcess)>"): printed
     // by a person inspecting a stuck queue or pool, it names the lock the process waits on and who holds it.
     // glibc's strerror(EDEADLK) is "Resource deadlock avoided", libstdc++'s std::system_error "… would occur".
     // The tokenizers fork warning names deadlocks on every healthy Hugging Face run, and libraries warn that
     // fork() "may lead to" or "can cause" one (Python 3.12, Polars): a risk named, not a deadlock seen. JAX's "will likely
     // lead to a deadlock" after a fork stays a signal: in the tail of a run that stopped, it names what happened.
-    unless: String.raw`avoid deadlocks?|TOKENIZERS_PARALLELISM|to prevent (?:a )?deadlock|deadlock-prone|\b(?:may|might|can|could)\b[^\n]{0,60}dead ?lock`,
+    unless: String.raw`\bno (?:circular|lock[- ]order)|avoid deadlocks?|TOKENIZERS_PARALLELISM|to prevent (?:a )?deadlock|deadlock-prone|\b(?:may|might|can|could)\b[^\n]{0,60}dead ?lock`,
     excludes: RAISED_ERROR,
     error_type: 'deadlock',
     severity: 'error',
