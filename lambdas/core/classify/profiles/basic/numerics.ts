@@ -7,7 +7,7 @@ export const NUMERICS_SIGNALS: readonly SignalInput[] = [
     name: 'loss_not_finite',
     // Separators of every logger: "loss: nan", "loss=nan", "loss nan", "loss is nan", a table's "| loss | nan |"; a
     // qualifier in brackets between name and value ("Loss (total): nan").
-    pattern: String.raw`${LOSS_KEY}(?<!scal(?:e|er|ing)['\"\]]?)(?:\s?\([\w /.-]{1,30}\))?\s*(?:values? )?(?:is|was|=|:|\||of|became|becomes|has become|is now)?\s*${NON_FINITE}`,
+    pattern: String.raw`${LOSS_KEY}(?<!scal(?:e|er|ing)['\"\]]?)(?:\s?\([\w /.-]{1,30}\))?\s*(?:values? )?(?:is|was|=|:|\||│|┃|of|became|becomes|has become|is now)?\s*${NON_FINITE}`,
     fields: ['value'],
     error_type: 'numerical_instability',
     severity: 'error',
@@ -53,7 +53,7 @@ export const NUMERICS_SIGNALS: readonly SignalInput[] = [
     // Trainers that check the gradients say so on each skipped step ("found inf or nan in gradients", "NaN/Inf
     // detected in grads, skipping update"). One is a routine fp16 overflow; three logged in a row is a run whose
     // every step overflows.
-    pattern: String.raw`\b(?:nan|inf)(?:\s?(?:/|or|and)\s?(?:nan|inf))?s?\b(?: values?)?(?: (?:found|detected|encountered))? in (?:the )?(?:local )?grad(?:ient)?s?\b|\bNon-finite norm encountered\b`,
+    pattern: String.raw`\b(?:nan|inf)(?:\s?(?:/|or|and)\s?(?:nan|inf))?s?\b(?: values?)?(?: (?:found|detected|encountered))? in (?:the )?(?:local )?grad(?:ient)?s?\b|\bNon-finite norm encountered\b|\b(?:nan|inf|non-finite)(?:\s?(?:/|or|and)\s?(?:nan|inf))? grad(?:ient)?s? (?:were |was |are )?(?:found|detected|encountered)\b|\b(?:found|detected|encountered) (?:nan|inf|non-finite)(?:\s?(?:/|or|and)\s?(?:nan|inf))? grad(?:ient)?s?\b`,
     min_lines: 3,
     error_type: 'numerical_instability',
     severity: 'error',
@@ -64,7 +64,7 @@ export const NUMERICS_SIGNALS: readonly SignalInput[] = [
     name: 'loss_scale_minimum',
     // Dynamic loss scaling halves the scale on each overflow; at 1 (or below) fp16 has no room left: every step
     // overflows, whichever scaler (DeepSpeed, Apex, fairseq, Megatron) prints it.
-    pattern: String.raw`Current loss scale already at minimum|Minimum loss scale reached|loss scale [^\n]{0,300}below minimum|FloatingPointError|loss scale:? 1(?:\.0+)?, reducing to 1(?:\.0+)?(?![\d.])|loss scale from 1 to 1\b|Skipped \d+ iterations in a row due to Overflow|(?:reduc|sett|lower|decreas)\w* (?:the )?loss scale(?: to)?\s*:?\s*(?:0(?:\.\d+)?|1(?:\.0+)?|\d(?:\.\d+)?e-\d+)\b(?!\.\d)`,
+    pattern: String.raw`Current loss scale already at minimum|Minimum loss scale reached|loss scale [^\n]{0,300}below minimum|FloatingPointError|loss scale:? 1(?:\.0+)?, reducing to 1(?:\.0+)?(?![\d.])|loss scale from 1 to 1\b|Skipped \d+ iterations in a row due to Overflow|\bloss scale (?:has )?(?:reached|hit|is at|already at|at) (?:its |the )?minimum\b|(?:reduc|sett|lower|decreas)\w* (?:the )?loss scale(?: to)?\s*:?\s*(?:0(?:\.\d+)?|1(?:\.0+)?|\d(?:\.\d+)?e-\d+)\b(?!\.\d)`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
@@ -87,7 +87,10 @@ export const NUMERICS_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'nan_detected',
-    pattern: String.raw`\b(?:found|detected|encountered) (?:an? )?(?:nan|inf)s? (?:values? )?in (?:the )?(?:outputs? of|activations?|hidden[_ ]states?|logits|forward)\b|\bhidden[_ ]states?\b[^\n]{0,20}\b(?:contains?|has|have|are|is) (?:nan|inf)s?\b|returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|Found (?:Inf|NaN) or (?:NaN|Inf) global norm|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b|\bNan in summary histogram\b|\bdid not improve from [-+]?inf\b|\binvalid value \((?:nan|inf)\) encountered\b|There are NAN or INF\b|output Tensor\b[^\n]{0,80}\bcontains (?:NAN|Inf)\b|^\s*\d+/\d+\s+\d+(?:\.\d+)?G\s+(?:nan\s+){2}|Detected (?:nan|inf) and/or (?:nan|inf) values in\b|\bA tensor with (?:all )?NaNs was produced\b|\bloss(?:es)? (?:went|goes|turned|turns|becomes|becoming|jumped|jumps|exploded|explodes) (?:to )?(?:nan|inf)\b|\bNansException\b|\bInput contains (?:NaN|infinity)\b|^\s*assert\b[^\n]{0,80}\bis(?:nan|finite|inf)\(|\b(?:network |model )?(?:outputs?|predictions?|logits|gradients|grads|activations|weights|parameters|params)\b (?:is|are|contains?|became|have|has) (?:all )?(?:an? )?(?:nan|inf)s?\b`,
+    pattern: String.raw`\b(?:found|detected|encountered) (?:an? )?(?:nan|inf)s? (?:values? )?in (?:the )?(?:model(?:'s)? |network(?:'s)? |layer(?:'s)? )?(?:outputs?(?: of)?|activations?|hidden[_ ]states?|logits|forward|attention\w{0,10}|embeddings?|weights|parameters|predictions?)\b|\b(?:nan|inf)s? (?:values? )?(?:were |was )?(?:detected|found|encountered) in (?:the )?(?:model(?:'s)? |network(?:'s)? |layer(?:'s)? )?(?:outputs?|activations?|hidden[_ ]states?|logits|attention\w{0,10}|embeddings?|weights|parameters|predictions?)\b|\bhidden[_ ]states?\b[^\n]{0,20}\b(?:contains?|has|have|are|is) (?:nan|inf)s?\b|returned nan values in its \d+\w* output|found NaN in local (?:grad norm|forward loss)|NaN or Inf found in input tensor|is non-finite, so it cannot be clipped|number of nan iterations:\s*(?<nan_iterations>[1-9]\d*)|\bloss (?:diverged|exploded)\b|\bnon-finite loss\b|\bloss (?:is|was|became|went) (?:not finite|non-finite|infinite)\b|\bloss(?:es)? contains? (?:an? )?(?:nan|inf)|\b(?:nan|inf)s? (?:values? )?in (?:the )?loss\b|Invalid loss, terminating training|\bnan loss\b|\bNaN detected\b|Monitored metric \S+ = [-+]?(?:nan|inf)\b|but found invalid values|Found (?:Inf|NaN) or (?:NaN|Inf) global norm|probability tensor contains either|Tensor had (?:NaN|Inf) values|encountered (?:a )?(?:nan|inf)\b|(?:nan|inf)s?[^\n]{0,40}(?:detected|found) in (?:the )?(?:loss|grad)|reducing loss scale to \d(?:\.\d+)?e-(?:0?[5-9]|[1-9]\d)\b|\bNan in summary histogram\b|\bdid not improve from [-+]?inf\b|\binvalid value \((?:nan|inf)\) encountered\b|There are NAN or INF\b|output Tensor\b[^\n]{0,80}\bcontains (?:NAN|Inf)\b|^\s*\d+/\d+\s+\d+(?:\.\d+)?G\s+(?:nan\s+){2}|Detected (?:nan|inf) and/or (?:nan|inf) values in\b|\bA tensor with (?:all )?NaNs was produced\b|\bloss(?:es)? (?:went|goes|turned|turns|becomes|becoming|jumped|jumps|exploded|explodes) (?:to )?(?:nan|inf)\b|\bNansException\b|\b(?:training|model|run|loss|optimi[sz]ation|network|optimizer) (?:has )?diverged\b|\bdivergence detected\b|\bInput contains (?:NaN|infinity)\b|^\s*assert\b[^\n]{0,80}\bis(?:nan|finite|inf)\(|\b(?:network |model )?(?:outputs?|predictions?|logits|gradients|grads|activations|weights|parameters|params)\b (?:is|are|contains?|became|(?:have |has )?become|have|has) (?:all )?(?:an? )?(?:nan|inf)s?\b`,
+    // A run said to have diverged (training, the model, the loss) in a trainer's own words is one; a note on what to do
+    // if it diverges is none.
+    unless: String.raw`\b(?:if|whether|unless|in case|when|not|never|no|avoid|prevent)\b[^\n]{0,30}\bdiverge`,
     error_type: 'numerical_instability',
     severity: 'error',
     subsystem: 'training',
