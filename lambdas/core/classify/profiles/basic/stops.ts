@@ -3,7 +3,7 @@ import { COLLECTIVE_FRAME, DUMP_MARK, WAITING_FRAME } from '../stall/patterns.js
 
 // What makes a stop line no stop: SIGINT (its own signal), a handler being installed, torchrun stopping its own
 // workers after one failed, a limit or a cancellation that is only conditional or future.
-const SIGTERM_UNLESS = String.raw`\bSIGINT\b|\b(?:will|would|handlers?|register\w*|install\w*)\b[^\n]{0,40}\bSIG(?:TERM|HUP)\b|\bsignal:? 2\b|\b2 death signal\b|closing signal (?:Signals\.)?SIGTERM|\b(?:if|when|before|unless)\b[^\n]{0,30}\b(?:wall ?(?:clock )?time|time ?limit|run ?time|runtime|h_rt)|\b(?:wall ?(?:clock )?time|time ?limit|run ?time|runtime|h_rt)\b[^\n]{0,30}\b(?:would|will|could|may|might)\b|\b(?:if|when|unless|whether|will|would|not|never|can|may)\b[^\n]{0,30}\b(?:cancell?ed|revoked)\b|Signaling Trainer to stop|\bbefore (?:the |its )?(?:time ?limit|wall ?time)`;
+const SIGTERM_UNLESS = String.raw`\bSIGINT\b|\b(?:will|would|handlers?|register\w*|install\w*)\b[^\n]{0,40}\bSIG(?:TERM|HUP)\b|\bsignal:? 2\b|\b2 death signal\b|closing signal (?:Signals\.)?SIGTERM|\b(?:if|when|before|unless)\b[^\n]{0,30}\b(?:wall ?(?:clock )?time|time ?limit|run ?time|runtime|h_rt)|\b(?:wall ?(?:clock )?time|time ?limit|run ?time|runtime|h_rt)\b[^\n]{0,30}\b(?:would|will|could|may|might)\b|\b(?:if|when|unless|whether|will|would|not|never|can|may)\b[^\n]{0,30}\b(?:cancell?ed|revoked|(?:killed|terminated|stopped|shut down) by)\b|Signaling Trainer to stop|\bbefore (?:the |its )?(?:time ?limit|wall ?time)`;
 
 /** Stopped from outside: spot and node preemption, scheduler limits and cancellations, SIGTERM/SIGINT. */
 export const STOP_SIGNALS: readonly SignalInput[] = [
@@ -21,7 +21,7 @@ export const STOP_SIGNALS: readonly SignalInput[] = [
     // events say "EventType": "Preempt"; Kubernetes' scheduler records a Preempting event; a job that handles SLURM's
     // pre-time-limit SIGUSR1 (Lightning's auto-requeue) is being stopped and requeued; srun reports a node failure.
     // A note that a node was not (or would be, if …) preempted is no preemption.
-    unless: String.raw`\b(?:no|not|never|if|when|unless|whether)\b[^\n]{0,40}\b(?:preempted|interrupted|reclaimed)\b|\b(?:are|is|get|gets) (?:preempted|interrupted|reclaimed) (?:if|when|whenever|unless|after)\b|\b(?:handler|listener|watcher|monitor)s? (?:is |was )?(?:installed|registered|enabled|started)\b`,
+    unless: String.raw`\b(?:no|not|never|if|when|unless|whether)\b[^\n]{0,40}\b(?:preempted|interrupted|reclaimed)\b|\b(?:if|unless|whether|in case)\b[^\n]{0,40}\b(?:notice|warning)s?\b|\b(?:notice|warning)s? (?:is|are) (?:received|issued|delivered)\b|\b(?:are|is|get|gets) (?:preempted|interrupted|reclaimed) (?:if|when|whenever|unless|after)\b|\b(?:handler|listener|watcher|monitor)s? (?:is |was )?(?:installed|registered|enabled|started)\b`,
     error_type: 'cancelled_preempted',
     severity: 'error',
     subsystem: 'scheduler',
