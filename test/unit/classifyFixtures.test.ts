@@ -23,7 +23,7 @@ import { loadLogFixtures } from '../support/logFixtures.js';
 // (the floor of 84.1/86.2 held there). Round 11 (→ 1117, the eighth blind round, development 684 → 753 copied in
 // mid-round): development 741/753 and 742/753 (the 684 still at 674 and 675); validation 315/364 and 321/364, and on
 // the 324 excerpts of rounds 9 and 10 281 and 287 (the floor of 86.4/88.2 held there).
-const DEV_FLOOR = { family: 0.984, decision: 0.985 };
+const DEV_FLOOR = { family: 0.985, decision: 0.987 };
 const VALIDATION_FLOOR = { family: 0.865, decision: 0.881 };
 
 const fixtures = splitFixtures(loadLogFixtures());

@@ -5,8 +5,9 @@ import { LINE_PREFIX } from './patterns.js';
 export const CODE_SIGNALS: readonly SignalInput[] = [
   {
     name: 'cuda_runtime_error',
-    // Out of memory and ECC have their own signals above and outrank this one.
-    pattern: String.raw`CUDA error: (?<cuda_error>[^\n]{1,200})|device-side assert triggered|CUDNN_STATUS_\w+|CUBLAS_STATUS_(?!ALLOC_FAILED)\w+|an illegal memory access was encountered|\.cu:\d+:[^\n]{0,200}Assertion [^\n]{0,300}failed`,
+    // Out of memory and ECC have their own signals above and outrank this one. glog's CHECK of a CUDA call (Caffe,
+    // OpenPose: "Check failed: error == cudaSuccess (48 vs. 0)") is the same error by number (2, out of memory, aside).
+    pattern: String.raw`CUDA error: (?<cuda_error>[^\n]{1,200})|device-side assert triggered|CUDNN_STATUS_\w+|CUBLAS_STATUS_(?!ALLOC_FAILED)\w+|an illegal memory access was encountered|\.cu:\d+:[^\n]{0,200}Assertion [^\n]{0,300}failed|\bCheck failed: \(?\w{1,20}\)? == cuda(?:Success|_SUCCESS) \((?![02] vs)\d{1,4} vs\. 0\)|\bno kernel image is available for execution on the device\b`,
     error_type: 'torch',
     severity: 'error',
     subsystem: 'cuda',
@@ -35,8 +36,9 @@ export const CODE_SIGNALS: readonly SignalInput[] = [
   },
   {
     name: 'python_exception',
-    pattern: String.raw`${LINE_PREFIX}(?:Exception has occurred: )?(?<exception>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt))(?:\([\w.]{1,100}\))?(?::\s*(?<message>\S[^\n]{0,300})[^\n]*)?\s*$`,
-    // Case-sensitive: an exception class is CamelCase, a metric line "eval_error: 0.03" is not one.
+    pattern: String.raw`${LINE_PREFIX}(?:Exception has occurred: )?(?<exception>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Interrupt|Invalid|Failure)|StopIteration))(?:\([\w.]{1,100}\))?(?::\s*(?<message>\S[^\n]{0,300})[^\n]*)?\s*$`,
+    // Case-sensitive: an exception class is CamelCase, a metric line "eval_error: 0.03" is not one. Some libraries name
+    // theirs otherwise (pyarrow's ArrowInvalid, a Failure, StopIteration out of a generator).
     // A debugger (VS Code's, debugpy) reports the same exception as "Exception has occurred: ScannerError".
     flags: '',
     error_type: 'exception',

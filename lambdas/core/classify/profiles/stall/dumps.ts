@@ -61,9 +61,10 @@ export const DUMP_SIGNALS: readonly SignalInput[] = [
   {
     name: 'faulthandler_dump',
     // faulthandler dumps every thread on request (dump_traceback, a registered SIGUSR1, a watchdog of the job's
-    // own): "Thread 0x… (most recent call first):". On a fatal signal it prints the same after "Fatal Python
+    // own): "Thread 0x… (most recent call first):". pytest-timeout's dump of a stuck test (a Timeout banner, then
+    // "Stack of <thread> (id)" per thread) is the same. On a fatal signal it prints the same after "Fatal Python
     // error", which is a crash, not a stall.
-    pattern: String.raw`^\s*(?:Current thread|Thread) 0x[0-9a-f]{4,16} \(most recent call first\):`,
+    pattern: String.raw`^\s*(?:Current thread|Thread) 0x[0-9a-f]{4,16} \(most recent call first\):|^[^\n]{0,20}\+{5,} Timeout \+{5,}\s*$|^[^\n]{0,20}~{5,} Stack of [^\n]{1,80} \(\d+\) ~{5,}\s*$`,
     excludes: String.raw`Fatal Python error|Segmentation fault|\bSIGSEGV\b|\bSIGABRT\b|core dumped|Bus error|Floating point exception|${RAISED_ERROR}`,
     flags: 'im',
     error_type: 'hang',

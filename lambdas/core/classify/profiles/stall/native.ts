@@ -42,8 +42,8 @@ export const NATIVE_STACK_SIGNALS: readonly SignalInput[] = [
     name: 'native_stack_waiting',
     // A native backtrace (gdb, pstack, eu-stack) with a frame in a wait primitive of any library (a condition
     // variable, a futex, a semaphore, absl's Mutex await, a CUDA event or stream synchronize): a thread parked
-    // until something else happens. Crash backtraces say which signal ended them and are excluded.
-    pattern: String.raw`^#\d+\s+(?:0x[0-9a-f]+ in )?(?:[\w:<>]{0,200}::)?(?:pthread_cond_(?:timed|clock)?wait\w*|__futex_abstimed_wait\w*|futex_wait\w*|do_futex_wait\w*|sem_(?:timed|clock)?wait\w*|AbslInternalPerThreadSemWait\w*|nsync_(?:cv_wait|mu_semaphore_p|sem_wait|mu_wait)\w{0,30}|Mutex::(?:Await\w*|Block)|CondVar::Wait\w*|condition_variable::wait\w*|cu(?:da)?(?:Stream|Event|Device|Ctx)Synchronize)\b`,
+    // until something else happens; MPI's waits (Open MPI's request wait, a PMPI collective, MPICH's progress wait). Crash backtraces say which signal ended them and are excluded.
+    pattern: String.raw`^#\d+\s+(?:0x[0-9a-f]+ in )?(?:[\w:<>]{0,200}::)?(?:pthread_cond_(?:timed|clock)?wait\w*|__futex_abstimed_wait\w*|futex_wait\w*|do_futex_wait\w*|sem_(?:timed|clock)?wait\w*|AbslInternalPerThreadSemWait\w*|nsync_(?:cv_wait|mu_semaphore_p|sem_wait|mu_wait)\w{0,30}|Mutex::(?:Await\w*|Block)|CondVar::Wait\w*|condition_variable::wait\w*|cu(?:da)?(?:Stream|Event|Device|Ctx)Synchronize|ompi_request_\w{0,20}wait\w{0,10}|ompi_sync_wait\w{0,10}|PMPI_(?:Wait\w{0,10}|Barrier|Allreduce|Bcast|Allgather\w{0,10}|Alltoall\w{0,10}|Reduce\w{0,10}|Recv)|MPIR_Wait\w{0,20}|MPID_Progress_wait\w{0,20})\b`,
     requires: String.raw`^#\d+\s+0x[0-9a-f]+ in `,
     excludes: NOT_STALLED,
     flags: 'im',

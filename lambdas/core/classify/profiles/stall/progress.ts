@@ -3,6 +3,8 @@ import { RAISED_ERROR } from './patterns.js';
 
 // A duration as watchdogs print it: "600 seconds", "30 min", "1.5h".
 const DURATION = String.raw`\d+(?:\.\d+)?\s?(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)`;
+// A wait long enough to mean something (30 s and up): a few seconds without a device or a message is start-up.
+const LONG_DURATION = String.raw`(?:(?:[3-9]\d|\d{3,})(?:\.\d+)?\s?(?:s|secs?|seconds?)|\d+(?:\.\d+)?\s?(?:m|mins?|minutes?|h|hrs?|hours?))`;
 // What a progress watchdog counts: a step, an iteration, a heartbeat, a log line, a counter.
 const PROGRESS_NOUN = String.raw`(?:global[_ ])?(?:steps?|iterations?|iters?|progress|heartbeats?|counter|log(?: line)?s?|output|batch(?:es)?|samples?)`;
 
@@ -41,8 +43,10 @@ export const PROGRESS_SIGNALS: readonly SignalInput[] = [
     // exceeded without progress. "loss has not improved" (early stopping) counts no progress: it is no stall.
     // A step or collective that has not completed after a duration, a wait for the next step that timed out, an expired
     // per-step timer being reaped (torchelastic's timer server), a process or worker reported not responding.
-    pattern: String.raw`\b${PROGRESS_NOUN}(?: count(?:er)?)? (?:has|have)(?:n't| not) (?:advanced|progressed|moved|increased|changed|been updated|updated)\b|\bexceeded ${DURATION}\b[^\n]{0,30}\bwithout (?:any |a )?(?:progress|output|heartbeats?|logs?|completing|completion|response|updates?|advancing)\b|\bstill waiting (?:for|on)\b[^\n]{0,100}\b(?:after|for|since) (?:over |more than )?${DURATION}\b|\b(?:has|have) been (?:waiting|blocked|stuck) (?:for )?(?:over |more than )?${DURATION}\b|\b(?:step|iteration|collective|all_?reduce|barrier|rank \d+)\b[^\n]{0,60}\bis taking (?:much |far |significantly )?longer than (?:expected|usual|\d)|\b(?:step|iteration|batch|epoch|collective|operation|kernel|forward|backward)\b(?: \d+)? (?:has not|hasn't|did not|didn't|not) (?:completed?|finish(?:ed)?|return(?:ed)?|progress(?:ed)?|end(?:ed)?)\b[^\n]{0,20}\b(?:in|after|within|for) (?:over |more than )?${DURATION}|\btimed out waiting for (?:the )?(?:(?:next|training|current) )?(?:step|iteration)\b|\bExpired timers\b|\breaping\b[^\n]{0,60}\bexpired\b|\bexpired\b[^\n]{0,30}\breaping\b|\b(?:process|worker|rank|job|training|trainer)\b(?: \d+| pid=?\d+)? (?:is |was |has been |seems |appears |became )?(?:to be )?not responding\b`,
-    unless: String.raw`\b(?:if|when|whenever|unless)\b`,
+    // Nothing arrived for a duration in the waiter's words ("No <thing> found/received in 60 seconds": a broadcast
+    // buffer, a batch, a heartbeat). A hint that explains it ("This typically happens when …") is no conditional.
+    pattern: String.raw`\b${PROGRESS_NOUN}(?: count(?:er)?)? (?:has|have)(?:n't| not) (?:advanced|progressed|moved|increased|changed|been updated|updated)\b|\bexceeded ${DURATION}\b[^\n]{0,30}\bwithout (?:any |a )?(?:progress|output|heartbeats?|logs?|completing|completion|response|updates?|advancing)\b|\bstill waiting (?:for|on)\b[^\n]{0,100}\b(?:after|for|since) (?:over |more than )?${DURATION}\b|\b(?:has|have) been (?:waiting|blocked|stuck) (?:for )?(?:over |more than )?${DURATION}\b|\b(?:step|iteration|collective|all_?reduce|barrier|rank \d+)\b[^\n]{0,60}\bis taking (?:much |far |significantly )?longer than (?:expected|usual|\d)|\b(?:step|iteration|batch|epoch|collective|operation|kernel|forward|backward)\b(?: \d+)? (?:has not|hasn't|did not|didn't|not) (?:completed?|finish(?:ed)?|return(?:ed)?|progress(?:ed)?|end(?:ed)?)\b[^\n]{0,20}\b(?:in|after|within|for) (?:over |more than )?${DURATION}|\btimed out waiting for (?:the )?(?:(?:next|training|current) )?(?:step|iteration)\b|\bExpired timers\b|\breaping\b[^\n]{0,60}\bexpired\b|\bexpired\b[^\n]{0,30}\breaping\b|\b(?:process|worker|rank|job|training|trainer)\b(?: \d+| pid=?\d+)? (?:is |was |has been |seems |appears |became )?(?:to be )?not responding\b|\bNo (?!(?:errors?|issues?|problems?|warnings?|failures?|faults?)\b)(?:available |free |new )?(?:[\w-]{1,30} ){0,4}(?:found|received|arrived|produced|became available)(?: (?:from|on|by) [\w.:-]{1,40}(?: \d+)?)? (?:in|within|for|after) (?:the last |over |more than )?${LONG_DURATION}\b`,
+    unless: String.raw`\b(?:if|(?<!happens )when|whenever|unless)\b`,
     excludes: RAISED_ERROR,
     error_type: 'hang',
     severity: 'error',
