@@ -31,6 +31,9 @@ export type WarningCause =
 
 const ago = (now: number, at: number) => formatDuration(now - at);
 
+/** Which active health finding a WARNING names when several are: the first by kind name, fixed once. */
+const HEALTH_CAUSE_ORDER: readonly HealthFindingKind[] = [...HEALTH_FINDING_KINDS].sort();
+
 /**
  * Judges one run from what a LIST shows (`run`) and what we know (`known`: the stored record with any
  * fresh reads applied). Pure. Precedence: _complete > _error > staleness > stall > degraded.
@@ -126,7 +129,7 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
 
   // A node-level health finding (idle GPUs, a straggler, a throughput drop) names the cause of what a
   // stale progress.json would only show as its consequence.
-  const health = [...HEALTH_FINDING_KINDS].sort().find((k) => known.findings?.[`health.${k}`] !== undefined);
+  const health = HEALTH_CAUSE_ORDER.find((k) => known.findings?.[`health.${k}`] !== undefined);
   if (health) return { state: RunState.WARNING, reason: known.findings![`health.${health}`]!, cause: health };
 
   if (stale.length > 0) {
