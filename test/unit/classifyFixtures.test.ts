@@ -24,9 +24,12 @@ import { loadLogFixtures } from '../support/logFixtures.js';
 // mid-round): development 741/753 and 742/753 (the 684 still at 674 and 675); validation 315/364 and 321/364, and on
 // the 324 excerpts of rounds 9 and 10 281 and 287 (the floor of 86.4/88.2 held there). Round 12 (→ 1221, the ninth
 // blind round, development 753 → 816 copied in mid-round): development 804/816 and 806/816; validation 350/405 and
-// 359/405, and on the 364 excerpts of round 11 315 and 321 (the floor of 86.5/88.1 held there).
-const DEV_FLOOR = { family: 0.985, decision: 0.987 };
-const VALIDATION_FLOOR = { family: 0.864, decision: 0.886 };
+// 359/405, and on the 364 excerpts of round 11 315 and 321 (the floor of 86.5/88.1 held there). The text-only label
+// audit (docs/CORPUS_AUDIT.md; no signal changed) relabelled 9 excerpts by its rule fixed in advance (both blind
+// adjudicators for the blind reader): development 805/816 and 807/816; validation 355/405 and 365/405 (of the 8
+// validation relabels, 6 turned a miss into a hit, 1 a hit into a miss, 1 stayed a miss).
+const DEV_FLOOR = { family: 0.986, decision: 0.988 };
+const VALIDATION_FLOOR = { family: 0.876, decision: 0.901 };
 
 const fixtures = splitFixtures(loadLogFixtures());
 const healthy = fixtures.filter((f) => f.label === 'healthy');
