@@ -8,7 +8,7 @@
 // counted, never shown, so that no rule is written from them.
 import { execFileSync } from 'node:child_process';
 import { classify } from '../lambdas/core/classify/index.js';
-import { expectedOf, pct, scoreSet, type Tally } from '../test/support/classifyAccuracy.js';
+import { expectedOf, ratio, scoreSet, type Tally } from '../test/support/classifyAccuracy.js';
 import { splitFixtures } from '../test/support/corpusSplit.js';
 import { loadLogFixtures } from '../test/support/logFixtures.js';
 
@@ -23,8 +23,7 @@ const cpuMs = (cpu.user + cpu.system) / 1000;
 const dev = scoreSet(fixtures, 'development');
 const val = scoreSet(fixtures, 'validation');
 const labels = [...new Set(fixtures.map((f) => f.label))].sort();
-const cell = (t: Tally | undefined, k: 'family' | 'decision' | 'exact') =>
-  t ? `${t[k]}/${t.n} (${pct(t[k], t.n)})` : '–';
+const cell = (t: Tally | undefined, k: 'family' | 'decision' | 'exact') => (t ? ratio(t[k], t.n) : '–');
 
 console.log(
   '| label | family | decision | validation: family | decision | exact type | development: family | decision | exact type |',

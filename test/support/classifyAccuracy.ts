@@ -53,3 +53,6 @@ export function scoreSet(fixtures: readonly (LogFixture & { set: CorpusSet })[],
 }
 
 export const pct = (k: number, n: number): string => (n ? `${((100 * k) / n).toFixed(1)}%` : '–');
+
+/** `k/n (p%)`, as the accuracy tables print a count. */
+export const ratio = (k: number, n: number): string => `${k}/${n} (${pct(k, n)})`;
