@@ -47,6 +47,16 @@ console.log(
 console.log(
   `Corpus: ${fixtures.length} excerpts from ${new Set(fixtures.map((f) => f.project)).size} projects; validation ${val.all.n}, development ${dev.all.n}.`,
 );
+// What each set's decisions would do in the product: a failure read as healthy ("nothing matched") still alerts on
+// the run's state (FAILED, STALLED) and is never restarted; a wrong restart or a wrong "don't" is the costly kind.
+const DECISIONS = ['restart', 'dont_restart', 'warn', 'healthy'] as const;
+for (const [name, r] of [['Validation', val], ['Development', dev]] as const) {
+  console.log(`\n${name}: the label's decision (rows) against trainwatch's (columns)\n`);
+  console.log(`| label's decision | ${DECISIONS.join(' | ')} |`);
+  console.log(`|---|${DECISIONS.map(() => '---').join('|')}|`);
+  for (const want of DECISIONS)
+    console.log(`| ${want} | ${DECISIONS.map((got) => r.decisions.get(want)?.get(got) ?? 0).join(' | ')} |`);
+}
 console.log(`CPU time to classify the whole corpus once (one process, cold): ${cpuMs.toFixed(0)} ms.`);
 const since = process.argv[process.argv.indexOf('--since') + 1];
 if (process.argv.includes('--since') && since) {

@@ -25,6 +25,8 @@ export interface Tally {
 export interface SetReport {
   readonly byLabel: ReadonlyMap<string, Tally>;
   readonly all: Tally;
+  /** How many excerpts whose label calls for one decision got another: `decisions.get(want)?.get(got)`. */
+  readonly decisions: ReadonlyMap<RestartDecision, ReadonlyMap<RestartDecision, number>>;
 }
 
 const empty = (): Tally => ({ n: 0, family: 0, decision: 0, exact: 0, falseAlarms: 0, misses: [] });
@@ -33,23 +35,27 @@ const empty = (): Tally => ({ n: 0, family: 0, decision: 0, exact: 0, falseAlarm
 export function scoreSet(fixtures: readonly (LogFixture & { set: CorpusSet })[], set: CorpusSet): SetReport {
   const byLabel = new Map<string, Tally>();
   const all = empty();
+  const decisions = new Map<RestartDecision, Map<RestartDecision, number>>();
   for (const f of fixtures) {
     if (f.set !== set) continue;
     const got = classify(f.text);
     const want = expectedOf(f.label);
+    const decided = decisionOf(got.error_type, got.restartable);
+    const row = decisions.get(want.decision) ?? new Map<RestartDecision, number>();
+    decisions.set(want.decision, row.set(decided, (row.get(decided) ?? 0) + 1));
     const t = byLabel.get(f.label) ?? empty();
     byLabel.set(f.label, t);
     for (const x of [t, all]) {
       x.n++;
       if (familyOf(got.error_type) === want.family) x.family++;
-      if (decisionOf(got.error_type, got.restartable) === want.decision) x.decision++;
+      if (decided === want.decision) x.decision++;
       if (got.error_type === (f.label === 'healthy' ? null : f.label)) x.exact++;
       if (f.label === 'healthy' && got.error_type !== null) x.falseAlarms++;
     }
     if (got.error_type !== (f.label === 'healthy' ? null : f.label))
       t.misses.push(`${f.name} → ${got.error_type}`);
   }
-  return { byLabel: new Map([...byLabel].sort(([a], [b]) => a.localeCompare(b))), all };
+  return { byLabel: new Map([...byLabel].sort(([a], [b]) => a.localeCompare(b))), all, decisions };
 }
 
 export const pct = (k: number, n: number): string => (n ? `${((100 * k) / n).toFixed(1)}%` : '–');

@@ -61,6 +61,17 @@ describe('classification of real log excerpts (test/fixtures/logs)', () => {
     expect(all.decision / all.n).toBeGreaterThanOrEqual(DEV_FLOOR.decision);
   });
 
+  it('never restarts, in either set, a run whose label says a restart would fail the same way or that is healthy', () => {
+    for (const set of ['development', 'validation'] as const) {
+      const { all, decisions } = scoreSet(fixtures, set);
+      const cells = [...decisions.values()].flatMap((row) => [...row.values()]);
+      expect(cells.reduce((a, b) => a + b, 0)).toBe(all.n);
+      expect([...decisions].reduce((k, [want, row]) => k + (row.get(want) ?? 0), 0)).toBe(all.decision);
+      expect([set, decisions.get('dont_restart')?.get('restart') ?? 0]).toEqual([set, 0]);
+      expect([set, decisions.get('healthy')?.get('restart') ?? 0]).toEqual([set, 0]);
+    }
+  });
+
   it('is measured on the validation set (projects never tuned on) and holds its floor there', () => {
     const { all, byLabel } = scoreSet(fixtures, 'validation');
     expect(all.n).toBe(fixtures.filter((f) => f.set === 'validation').length);
