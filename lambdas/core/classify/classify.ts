@@ -1,5 +1,6 @@
 import { isRestartable } from './errorTypes.js';
 import { compareMatches } from './explain.js';
+import { errorHints, type Hint } from './hint.js';
 import { BUILTIN_PROFILES, DEFAULT_PROFILE } from './profiles/index.js';
 import type { Profile, Severity, Signal } from './schema.js';
 import type { Classification } from './types.js';
@@ -27,6 +28,8 @@ export interface DetailedClassification extends Classification {
   readonly subsystem: string | null;
   readonly line: string | null;
   readonly matches: readonly SignalMatch[];
+  /** Where no error signal matched: the lines that read like an error, for a person to read (hint.ts). */
+  readonly hints: readonly Hint[];
 }
 
 interface Compiled {
@@ -122,6 +125,7 @@ export function classifyDetailed(text: string, profile?: Profile | string | null
       subsystem: null,
       line: null,
       matches,
+      hints: errorHints(text),
     };
   return {
     error_type: best.error_type,
@@ -132,6 +136,7 @@ export function classifyDetailed(text: string, profile?: Profile | string | null
     subsystem: best.subsystem,
     line: best.text,
     matches,
+    hints: [],
   };
 }
 

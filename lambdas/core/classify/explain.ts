@@ -1,5 +1,6 @@
 import { causeRankOf, FAMILIES, familyOf } from './causes.js';
 import type { SignalMatch } from './classify.js';
+import type { Hint } from './hint.js';
 import type { Severity } from './schema.js';
 
 const SEVERITY_RANK: Readonly<Record<Severity, number>> = { critical: 3, error: 2, warning: 1, info: 0 };
@@ -52,6 +53,8 @@ export interface Explainable {
   readonly signal: string | null;
   readonly fields: Readonly<Record<string, string>>;
   readonly matches: readonly SignalMatch[];
+  /** Lines that read like an error where no signal matched (classify's `hints`). */
+  readonly hints?: readonly Hint[];
 }
 
 /**
@@ -67,6 +70,12 @@ export function explain(c: Explainable, maxRunnersUp = 3): string[] {
     const lines = ['error type: unknown (no signal matched)'];
     if (warnings.length)
       lines[0] = `error type: unknown (only warnings matched: ${warnings.map((m) => m.signal).join(', ')})`;
+    const hints = c.hints ?? [];
+    hints.forEach((h, i) =>
+      lines.push(`${hints.length > 1 ? (i ? 'last ' : 'first ') : ''}error-like line ${h.line}: ${h.text}`),
+    );
+    if (hints.length)
+      lines.push('no signal knows these words: read the line; a signal in a custom profile teaches trainwatch');
     return lines;
   }
   const best = c.matches.find((m) => m.signal === c.signal);
