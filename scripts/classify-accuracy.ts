@@ -50,7 +50,10 @@ console.log(
 // What each set's decisions would do in the product: a failure read as healthy ("nothing matched") still alerts on
 // the run's state (FAILED, STALLED) and is never restarted; a wrong restart or a wrong "don't" is the costly kind.
 const DECISIONS = ['restart', 'dont_restart', 'warn', 'healthy'] as const;
-for (const [name, r] of [['Validation', val], ['Development', dev]] as const) {
+for (const [name, r] of [
+  ['Validation', val],
+  ['Development', dev],
+] as const) {
   console.log(`\n${name}: the label's decision (rows) against trainwatch's (columns)\n`);
   console.log(`| label's decision | ${DECISIONS.join(' | ')} |`);
   console.log(`|---|${DECISIONS.map(() => '---').join('|')}|`);

@@ -1,8 +1,9 @@
 // How often the error-like line hints (lambdas/core/classify/hint.ts) land on the line a signal matched, on the
 // excerpts a signal does read: a proxy for whether, where no signal reads a log, the hint points at its cause.
 // Run: npx tsx scripts/hint-proxy.ts [--set development|validation]. Counts only; no excerpt is printed.
-import { classifyDetailed } from '../lambdas/core/classify/index.js';
+
 import { errorHints } from '../lambdas/core/classify/hint.js';
+import { classifyDetailed } from '../lambdas/core/classify/index.js';
 import { splitFixtures } from '../test/support/corpusSplit.js';
 import { loadLogFixtures } from '../test/support/logFixtures.js';
 
@@ -41,4 +42,6 @@ const pc = (k: number, n: number) => `${k}/${n} (${n ? ((100 * k) / n).toFixed(1
 console.log(`${set}: failures a signal reads: ${read}; with a hint ${pc(hinted, read)}`);
 console.log(`  a hint on the signal's own line ${pc(onLine, read)}; within 3 lines ${pc(near, read)}`);
 console.log(`  failures no signal reads: ${nulls}, with a hint ${pc(nullHinted, nulls)}`);
-console.log(`  healthy logs with a hint (shown by --explain only; a healthy run raises no alert): ${pc(healthyHinted, healthy)}`);
+console.log(
+  `  healthy logs with a hint (shown by --explain only; a healthy run raises no alert): ${pc(healthyHinted, healthy)}`,
+);

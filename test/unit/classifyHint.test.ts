@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyDetailed, explain } from '../../lambdas/core/classify/index.js';
 import { errorHints, HINT_CUES, HINT_NOT } from '../../lambdas/core/classify/hint.js';
+import { classifyDetailed, explain } from '../../lambdas/core/classify/index.js';
 import { remediationDetails } from '../../lambdas/core/remediation/details.js';
 import { adversarial, nestedQuantifiers } from '../support/adversarial.js';
 

@@ -1,12 +1,10 @@
 import { isRestartable } from './errorTypes.js';
 import { compareMatches } from './explain.js';
 import { errorHints, type Hint } from './hint.js';
+import { logLines } from './lines.js';
 import { BUILTIN_PROFILES, DEFAULT_PROFILE } from './profiles/index.js';
 import type { Profile, Severity, Signal } from './schema.js';
 import type { Classification } from './types.js';
-
-/** Longest line we run regexes on: a minified JSON blob in a log must not cost seconds. */
-const MAX_LINE = 4000;
 
 /** One signal that matched, with where. */
 export interface SignalMatch {
@@ -79,7 +77,7 @@ function fieldsOf(
 /** Every signal of the profile that matches some line of `text`, best first (each signal once). */
 export function matchSignals(text: string, profile?: Profile | string | null): SignalMatch[] {
   const compiled = compile(resolveProfile(profile));
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const lines = logLines(text);
   const matches: SignalMatch[] = [];
   for (const c of compiled) {
     if ((c.requires && !c.requires.test(text)) || c.excludes?.test(text)) continue;
@@ -87,7 +85,7 @@ export function matchSignals(text: string, profile?: Profile | string | null): S
     let seen = 0;
     let first: { i: number; m: RegExpExecArray; line: string } | undefined;
     for (let i = 0; i < lines.length && seen < need; i++) {
-      const line = lines[i]!.length > MAX_LINE ? lines[i]!.slice(0, MAX_LINE) : lines[i]!;
+      const line = lines[i]!;
       const m = c.re.exec(line);
       if (!m || c.unless?.test(line)) continue;
       first ??= { i, m, line };

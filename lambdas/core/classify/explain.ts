@@ -71,11 +71,12 @@ export function explain(c: Explainable, maxRunnersUp = 3): string[] {
     if (warnings.length)
       lines[0] = `error type: unknown (only warnings matched: ${warnings.map((m) => m.signal).join(', ')})`;
     const hints = c.hints ?? [];
-    hints.forEach((h, i) =>
-      lines.push(`${hints.length > 1 ? (i ? 'last ' : 'first ') : ''}error-like line ${h.line}: ${h.text}`),
-    );
+    const which = hints.length > 1 ? ['first ', 'last '] : [''];
+    for (const [i, h] of hints.entries()) lines.push(`${which[i]}error-like line ${h.line}: ${h.text}`);
     if (hints.length)
-      lines.push('no signal knows these words: read the line; a signal in a custom profile teaches trainwatch');
+      lines.push(
+        'no signal knows these words: read the line; a signal in a custom profile teaches trainwatch',
+      );
     return lines;
   }
   const best = c.matches.find((m) => m.signal === c.signal);

@@ -1,5 +1,6 @@
 // When no signal knows a failure, the lines a person would read first: those that say, in any words, that something
 // went wrong. A pointer for the alert and `--explain`, never a classification: error_type stays null.
+import { logLines } from './lines.js';
 
 /** One line worth reading, 1-based, trimmed to 300 characters. */
 export interface Hint {
@@ -22,16 +23,14 @@ export const HINT_CUES: readonly RegExp[] = [
 export const HINT_NOT =
   /^\s{0,40}File "|Traceback \(most recent call last\)|^\s{0,40}at [\w$.<>]{1,200}\(|^\s{2,40}(?:return|raise|assert|await|yield|if|elif|with|for|while|def)\b|\b(?:errors?|failures?|failed)\s{0,4}[:=]\s{0,4}0\b|\b(?:no|0|zero) (?:errors?|failures?)\b/i;
 
-const MAX_LINE = 4000;
-
 /** The first and the last line of the strongest cue present (one line when they are the same); none without a cue. */
 export function errorHints(text: string): Hint[] {
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const lines = logLines(text);
   for (const cue of HINT_CUES) {
     let first = -1;
     let last = -1;
     for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!.length > MAX_LINE ? lines[i]!.slice(0, MAX_LINE) : lines[i]!;
+      const line = lines[i]!;
       if (!cue.test(line) || HINT_NOT.test(line)) continue;
       if (first < 0) first = i;
       last = i;
