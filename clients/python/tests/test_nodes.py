@@ -230,6 +230,24 @@ def _fake_nvml() -> Any:
     return nv
 
 
+def _fake_nvml_v2(v2_works: bool) -> Any:
+    """A binding with the v2 memory struct (nvidia-ml-py ≥ 11.515): on driver 580 an idle H100 reads 480 MiB used in
+    v1 (the driver's reservation) and 0 in v2, as nvidia-smi does (recorded in test/fixtures/device/h100)."""
+    nv = _fake_nvml()
+    nv.nvmlMemory_v2 = 0x02000028
+
+    def memory(h: int, version: Any = None) -> Any:
+        mib = 1024 * 1024
+        if version is None:
+            return types.SimpleNamespace(used=480 * mib, total=81559 * mib)
+        if not v2_works:
+            raise _NotSupported("Function Not Found")
+        return types.SimpleNamespace(used=0, reserved=480 * mib, total=81559 * mib)
+
+    nv.nvmlDeviceGetMemoryInfo = memory
+    return nv
+
+
 def test_nvml_is_preferred_when_nvidia_ml_py_is_installed(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setitem(sys.modules, "pynvml", _fake_nvml())
     gpus, problem = GpuSampler(which=lambda _: "/should/not/be/used").sample()
@@ -237,6 +255,13 @@ def test_nvml_is_preferred_when_nvidia_ml_py_is_installed(monkeypatch: pytest.Mo
     assert gpus == [{"index": 0, "util": 88, "mem_used_mib": 512, "mem_total_mib": 81559, "temp_c": 55,
                      "power_w": 612.3},
                     {"index": 1, "error": "GPU is lost"}]
+
+
+def test_nvml_memory_leaves_out_the_drivers_reservation_as_nvidia_smi_does(monkeypatch: pytest.MonkeyPatch):
+    for v2_works, used in ((True, 0), (False, 480)):  # v1 where the driver has no v2
+        monkeypatch.setitem(sys.modules, "pynvml", _fake_nvml_v2(v2_works))
+        gpus, _ = GpuSampler(which=lambda _: None).sample()
+        assert gpus is not None and (gpus[0]["mem_used_mib"], gpus[0]["mem_total_mib"]) == (used, 81559)
 
 
 def test_without_nvml_the_sampler_falls_back_to_nvidia_smi_then_to_nothing(monkeypatch: pytest.MonkeyPatch):

@@ -55,6 +55,19 @@ def parse_query(output: str) -> list[dict[str, Any]]:
     return gpus
 
 
+def _memory(nv: Any, handle: Any) -> Any:
+    """Memory as nvidia-smi reports it. NVML's v1 struct counts the driver's reservation as used (480 MiB on an
+    idle H100, driver 580); v2 reports it apart, as nvidia-smi does, so NVML and nvidia-smi nodes agree. Older
+    bindings or drivers have v1 only."""
+    version = getattr(nv, "nvmlMemory_v2", None)
+    if version is not None:
+        try:
+            return nv.nvmlDeviceGetMemoryInfo(handle, version=version)
+        except (nv.NVMLError, TypeError):  # a driver without v2, or a binding that takes no version
+            pass
+    return nv.nvmlDeviceGetMemoryInfo(handle)
+
+
 class GpuSampler:
     """Reads every GPU of this node. `sample()` returns (gpus, problem): gpus None when there is no source."""
 
@@ -117,8 +130,8 @@ class GpuSampler:
                 continue
             readings: dict[str, Callable[[], Any]] = {
                 "util": lambda: nv.nvmlDeviceGetUtilizationRates(handle).gpu,
-                "mem_used_mib": lambda: nv.nvmlDeviceGetMemoryInfo(handle).used // (1024 * 1024),
-                "mem_total_mib": lambda: nv.nvmlDeviceGetMemoryInfo(handle).total // (1024 * 1024),
+                "mem_used_mib": lambda: _memory(nv, handle).used // (1024 * 1024),
+                "mem_total_mib": lambda: _memory(nv, handle).total // (1024 * 1024),
                 "temp_c": lambda: nv.nvmlDeviceGetTemperature(handle, nv.NVML_TEMPERATURE_GPU),
                 "power_w": lambda: round(nv.nvmlDeviceGetPowerUsage(handle) / 1000, 1),
                 "ecc_uncorrected": lambda: nv.nvmlDeviceGetTotalEccErrors(
