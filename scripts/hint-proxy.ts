@@ -4,6 +4,7 @@
 
 import { errorHints } from '../lambdas/core/classify/hint.js';
 import { classifyDetailed } from '../lambdas/core/classify/index.js';
+import { ratio } from '../test/support/classifyAccuracy.js';
 import { splitFixtures } from '../test/support/corpusSplit.js';
 import { loadLogFixtures } from '../test/support/logFixtures.js';
 
@@ -38,10 +39,9 @@ for (const f of fixtures) {
   if (hints.some((h) => h.line === best.line)) onLine++;
   if (hints.some((h) => Math.abs(h.line - best.line) <= 3)) near++;
 }
-const pc = (k: number, n: number) => `${k}/${n} (${n ? ((100 * k) / n).toFixed(1) : '–'} %)`;
-console.log(`${set}: failures a signal reads: ${read}; with a hint ${pc(hinted, read)}`);
-console.log(`  a hint on the signal's own line ${pc(onLine, read)}; within 3 lines ${pc(near, read)}`);
-console.log(`  failures no signal reads: ${nulls}, with a hint ${pc(nullHinted, nulls)}`);
+console.log(`${set}: failures a signal reads: ${read}; with a hint ${ratio(hinted, read)}`);
+console.log(`  a hint on the signal's own line ${ratio(onLine, read)}; within 3 lines ${ratio(near, read)}`);
+console.log(`  failures no signal reads: ${nulls}, with a hint ${ratio(nullHinted, nulls)}`);
 console.log(
-  `  healthy logs with a hint (shown by --explain only; a healthy run raises no alert): ${pc(healthyHinted, healthy)}`,
+  `  healthy logs with a hint (shown by --explain only; a healthy run raises no alert): ${ratio(healthyHinted, healthy)}`,
 );

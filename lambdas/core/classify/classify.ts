@@ -109,9 +109,8 @@ export function matchSignals(text: string, profile?: Profile | string | null): S
   return matches.sort(compareMatches);
 }
 
-/** Classifies an error text, log tail or diagnosis output; `error_type: null` when no error signal matched. */
-export function classifyDetailed(text: string, profile?: Profile | string | null): DetailedClassification {
-  const matches = matchSignals(text, profile);
+/** What the best of `matches` (sorted best first) says; the null classification when none matched. */
+function winner(matches: SignalMatch[]): Omit<DetailedClassification, 'hints'> {
   const best = matches[0];
   if (!best)
     return {
@@ -123,7 +122,6 @@ export function classifyDetailed(text: string, profile?: Profile | string | null
       subsystem: null,
       line: null,
       matches,
-      hints: errorHints(text),
     };
   return {
     error_type: best.error_type,
@@ -134,12 +132,18 @@ export function classifyDetailed(text: string, profile?: Profile | string | null
     subsystem: best.subsystem,
     line: best.text,
     matches,
-    hints: [],
   };
+}
+
+/** Classifies an error text, log tail or diagnosis output; `error_type: null` when no error signal matched. */
+export function classifyDetailed(text: string, profile?: Profile | string | null): DetailedClassification {
+  const w = winner(matchSignals(text, profile));
+  // Hints are for a person (explain()): only this entry point reads the text for them, never classify()'s sweep.
+  return { ...w, hints: w.matches.length ? [] : errorHints(text) };
 }
 
 /** The contract of `trainwatch classify`: `{error_type, restartable, signal, severity, fields}`. */
 export function classify(text: string, profile?: Profile | string | null): Classification {
-  const { error_type, restartable, signal, severity, fields } = classifyDetailed(text, profile);
+  const { error_type, restartable, signal, severity, fields } = winner(matchSignals(text, profile));
   return { error_type, restartable, signal, severity, fields };
 }
