@@ -41,6 +41,14 @@ describe('hints where no signal matched', () => {
     expect(errorHints(text)).toEqual([]);
   });
 
+  it('are given where only warnings matched, which explain no failure either', () => {
+    const d = classifyDetailed(`NCCL WARN NET/Plugin: could not find libnccl-net.so\n${UNKNOWN}`);
+    expect(d.error_type).toBeNull();
+    expect(d.matches.map((m) => m.error_type)).toEqual([null]);
+    expect(d.hints.map((h) => h.line)).toEqual([4, 6]);
+    expect(explain(d)[1]).toBe('first error-like line 4: [ERROR] zorp runner: shard 3 did not report back');
+  });
+
   it('are left out when a signal matched: the winner is the explanation', () => {
     const d = classifyDetailed(`${UNKNOWN}\nRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB`);
     expect(d.error_type).toBe('oom');

@@ -139,7 +139,7 @@ function winner(matches: SignalMatch[]): Omit<DetailedClassification, 'hints'> {
 export function classifyDetailed(text: string, profile?: Profile | string | null): DetailedClassification {
   const w = winner(matchSignals(text, profile));
   // Hints are for a person (explain()): only this entry point reads the text for them, never classify()'s sweep.
-  return { ...w, hints: w.matches.length ? [] : errorHints(text) };
+  return { ...w, hints: w.error_type === null ? errorHints(text) : [] };
 }
 
 /** The contract of `trainwatch classify`: `{error_type, restartable, signal, severity, fields}`. */
