@@ -14,11 +14,12 @@ import { parseDiagnosis, summarize } from '../../lambdas/core/remediation/diagno
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const H100 = join(ROOT, 'test/fixtures/device/h100');
 const read = (name: string) => readFileSync(join(H100, name), 'utf8');
-const DIAGNOSE_QUERY = /--query-gpu=(\S+)/.exec(read('../../../../lambdas/ssm/diagnose.sh'))![1]!;
+const source = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+const DIAGNOSE_QUERY = /--query-gpu=(\S+)/.exec(source('lambdas/ssm/diagnose.sh'))![1]!;
 
 describe('recordings from a real H100', () => {
   it('were taken with the queries trainwatch sends today', () => {
-    const script = read('../../../../scripts/device-check.sh');
+    const script = source('scripts/device-check.sh');
     expect(script).toContain(`NODE_QUERY=${GPU_QUERY}`);
     expect(DIAGNOSE_QUERY.split(',')).toHaveLength(9);
   });
