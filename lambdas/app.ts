@@ -6,10 +6,10 @@ import { DynamoStateStore } from './adapters/dynamoStateStore.js';
 import { buildNotifiers } from './adapters/notifiers.js';
 import { S3RunStore } from './adapters/s3RunStore.js';
 import { type Config, loadConfig } from './config.js';
-import type { CheckDeps } from './core/checkRun.js';
 import { classify, type Profile } from './core/classify/index.js';
 import { DEFAULT_HEALTH_SETTINGS } from './core/health/index.js';
-import type { Classifier } from './core/observe.js';
+import type { CheckDeps } from './core/pipeline/checkRun.js';
+import type { Classifier } from './core/pipeline/observe.js';
 
 /** Everything a handler or CLI command needs, wired once per cold start. */
 export interface App<C extends Clients = Clients> {

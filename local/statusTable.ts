@@ -1,5 +1,5 @@
-import { etaMs } from '../lambdas/core/alerts.js';
 import { formatDuration } from '../lambdas/core/duration.js';
+import { etaMs } from '../lambdas/core/pipeline/alerts.js';
 import type { RunRecord } from '../lambdas/core/record.js';
 import { progressBar } from '../lambdas/core/render/progress.js';
 

@@ -45,7 +45,7 @@ export interface RunRecord {
   readonly state: RunState;
   readonly reason: string;
   /** What made the current WARNING (the alert's action follows it). */
-  readonly cause?: import('./evaluate.js').WarningCause;
+  readonly cause?: import('./pipeline/evaluate.js').WarningCause;
   readonly errorType?: string | null;
   readonly attempt: number;
   /** Bumped by every write; every write is conditional on it (0: not stored yet). */

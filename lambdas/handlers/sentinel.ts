@@ -1,9 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { type App, createApp } from '../app.js';
-import { checkRun } from '../core/checkRun.js';
 import { splitRunKey } from '../core/listing.js';
+import { checkRun } from '../core/pipeline/checkRun.js';
+import { type SweepSummary, summarise } from '../core/pipeline/sweep.js';
 import { runIdProblem } from '../core/protocol/runId.js';
-import { type SweepSummary, summarise } from '../core/sweep.js';
 import { objectKeys } from '../events/objectCreated.js';
 
 const logger = new Logger({ serviceName: 'trainwatch' });

@@ -29,8 +29,8 @@ import { slackWebhookUrl } from '../../lambdas/adapters/slackWebhookUrl.js';
 import { SnsNotifier } from '../../lambdas/adapters/snsNotifier.js';
 import { loadConfig } from '../../lambdas/config.js';
 import type { Alert } from '../../lambdas/core/alert.js';
-import { deliver } from '../../lambdas/core/deliver.js';
 import { DeliveryError } from '../../lambdas/core/errors.js';
+import { deliver } from '../../lambdas/core/pipeline/deliver.js';
 import { type SlackServer, startSlackServer } from '../support/slackServer.js';
 
 const endpoint = inject('motoEndpoint');

@@ -1,4 +1,4 @@
-import { type CheckDeps, checkRun } from '../../lambdas/core/checkRun.js';
+import { type CheckDeps, checkRun } from '../../lambdas/core/pipeline/checkRun.js';
 import type { Thresholds } from '../../lambdas/core/thresholds.js';
 import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier } from './fakes.js';
 

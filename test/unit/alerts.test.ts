@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { actionFor, severityFor } from '../../lambdas/core/actions.js';
-import { buildAlert, etaMs, type Links } from '../../lambdas/core/alerts.js';
+import { buildAlert, etaMs, type Links } from '../../lambdas/core/pipeline/alerts.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
 import { record } from '../support/fakes.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type CheckDeps, checkRun } from '../../lambdas/core/checkRun.js';
-import type { Classifier } from '../../lambdas/core/observe.js';
-import { LEASE_MS, MAX_ROUNDS } from '../../lambdas/core/outbox.js';
+import { type CheckDeps, checkRun } from '../../lambdas/core/pipeline/checkRun.js';
+import type { Classifier } from '../../lambdas/core/pipeline/observe.js';
+import { LEASE_MS, MAX_ROUNDS } from '../../lambdas/core/pipeline/outbox.js';
+import { sweep } from '../../lambdas/core/pipeline/sweep.js';
 import type { Notifier } from '../../lambdas/core/ports.js';
 import { MAX_JSON_BYTES } from '../../lambdas/core/protocol/files.js';
-import { sweep } from '../../lambdas/core/sweep.js';
 import type { Thresholds } from '../../lambdas/core/thresholds.js';
 import {
   FailingNotifier,

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Alert } from '../../lambdas/core/alert.js';
-import { deliver } from '../../lambdas/core/deliver.js';
 import { DeliveryError } from '../../lambdas/core/errors.js';
+import { deliver } from '../../lambdas/core/pipeline/deliver.js';
 import type { Notifier } from '../../lambdas/core/ports.js';
 
 const ALERT: Alert = {

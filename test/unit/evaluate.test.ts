@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assess } from '../../lambdas/core/evaluate.js';
 import type { RunFiles } from '../../lambdas/core/listing.js';
+import { assess } from '../../lambdas/core/pipeline/evaluate.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
 import { ALL_STATES, alertsOn, type RunState } from '../../lambdas/core/states.js';
 import { effectiveThresholds, type Thresholds } from '../../lambdas/core/thresholds.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckDeps } from '../../lambdas/core/checkRun.js';
 import type { GroupMember, GroupStore, Oncall, SilenceStore } from '../../lambdas/core/oncall/index.js';
+import type { CheckDeps } from '../../lambdas/core/pipeline/checkRun.js';
+import { sweep } from '../../lambdas/core/pipeline/sweep.js';
 import type { OutboxEntry } from '../../lambdas/core/record.js';
-import { sweep } from '../../lambdas/core/sweep.js';
 import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier } from '../support/fakes.js';
 
 const M = 60_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { MAX_SKEW_MS } from '../../lambdas/core/findings.js';
-import { type Classifier, newRecord, observe } from '../../lambdas/core/observe.js';
+import { type Classifier, newRecord, observe } from '../../lambdas/core/pipeline/observe.js';
 import { MAX_JSON_BYTES } from '../../lambdas/core/protocol/files.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
 import { bytes, listed, obj, record } from '../support/fakes.js';

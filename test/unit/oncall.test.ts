@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { scopeFrom } from '../../bin/commands/silence.js';
 import { pagerDutyError } from '../../lambdas/adapters/pagerDutyNotifier.js';
 import type { Alert } from '../../lambdas/core/alert.js';
-import { buildAlert, type Links } from '../../lambdas/core/alerts.js';
 import {
   acknowledge,
   ackProblem,
@@ -22,7 +21,8 @@ import {
   stillUnhealthy,
   summaryAlert,
 } from '../../lambdas/core/oncall/index.js';
-import { openEntry } from '../../lambdas/core/outbox.js';
+import { buildAlert, type Links } from '../../lambdas/core/pipeline/alerts.js';
+import { openEntry } from '../../lambdas/core/pipeline/outbox.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
 import { slackMessage } from '../../lambdas/core/render/slack.js';
 import { snsMessage } from '../../lambdas/core/render/text.js';

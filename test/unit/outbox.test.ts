@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../lambdas/core/alert.js';
-import { isDue, LEASE_MS, MAX_ROUNDS, openEntry, settle } from '../../lambdas/core/outbox.js';
+import { isDue, LEASE_MS, MAX_ROUNDS, openEntry, settle } from '../../lambdas/core/pipeline/outbox.js';
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 const ALERT = { id: 'r1:4:transition', runId: 'r1', state: 'FAILED' } as Alert;

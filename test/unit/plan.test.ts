@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunFiles } from '../../lambdas/core/listing.js';
-import { planReads } from '../../lambdas/core/plan.js';
+import { planReads } from '../../lambdas/core/pipeline/plan.js';
 import type { RunFileName } from '../../lambdas/core/protocol/files.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
 import type { Thresholds } from '../../lambdas/core/thresholds.js';

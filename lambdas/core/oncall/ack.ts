@@ -1,5 +1,5 @@
 import type { Alert } from '../alert.js';
-import { buildAlert, type Links } from '../alerts.js';
+import { buildAlert, type Links } from '../pipeline/alerts.js';
 import type { RunRecord } from '../record.js';
 import { UNHEALTHY } from '../states.js';
 

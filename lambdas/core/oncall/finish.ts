@@ -1,7 +1,7 @@
 import type { Alert } from '../alert.js';
-import type { Links } from '../alerts.js';
-import { type DeliverOptions, deliver } from '../deliver.js';
-import { isDue, LEASE_MS, openEntry, settle } from '../outbox.js';
+import type { Links } from '../pipeline/alerts.js';
+import { type DeliverOptions, deliver } from '../pipeline/deliver.js';
+import { isDue, LEASE_MS, openEntry, settle } from '../pipeline/outbox.js';
 import type { Notifier, StateStore } from '../ports.js';
 import type { OutboxEntry, RunRecord, Undelivered } from '../record.js';
 import { UNHEALTHY } from '../states.js';

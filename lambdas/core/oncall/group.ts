@@ -1,5 +1,5 @@
 import type { Alert, ListedRun } from '../alert.js';
-import type { Links } from '../alerts.js';
+import type { Links } from '../pipeline/alerts.js';
 import { type RunState, UNHEALTHY } from '../states.js';
 import { prefixLinks } from './links.js';
 

@@ -1,4 +1,4 @@
-import type { Links } from '../alerts.js';
+import type { Links } from '../pipeline/alerts.js';
 
 /** Links to the whole prefix, for an alert about many runs (a grouped alert, a silence summary). */
 export function prefixLinks(links: Links): { s3Uri: string; consoleUrl: string } {

@@ -1,5 +1,5 @@
 import type { Alert, ListedRun } from '../alert.js';
-import type { Links } from '../alerts.js';
+import type { Links } from '../pipeline/alerts.js';
 import type { RunRecord } from '../record.js';
 import { RunState } from '../states.js';
 import { runList } from './group.js';

@@ -1,6 +1,6 @@
-import type { CheckDeps, RunOutcome } from '../checkRun.js';
+import type { CheckDeps, RunOutcome } from '../pipeline/checkRun.js';
+import type { SweepSummary } from '../pipeline/sweep.js';
 import type { RunRecord } from '../record.js';
-import type { SweepSummary } from '../sweep.js';
 import { finishGroups, finishSilences } from './finish.js';
 
 /** The sweep's deps with this sweep's silences and grouping collector (unchanged without on-call). */

@@ -1,5 +1,5 @@
-import { buildAlert } from '../alerts.js';
-import { deliver } from '../deliver.js';
+import { buildAlert } from '../pipeline/alerts.js';
+import { deliver } from '../pipeline/deliver.js';
 import type { RunRecord } from '../record.js';
 import { assess } from './assess.js';
 import { remediationDetails } from './details.js';

@@ -1,7 +1,7 @@
 import type { Alert } from '../alert.js';
-import type { Links } from '../alerts.js';
 import type { Profile } from '../classify/index.js';
-import type { DeliverOptions } from '../deliver.js';
+import type { Links } from '../pipeline/alerts.js';
+import type { DeliverOptions } from '../pipeline/deliver.js';
 import type { AttemptArchive, CommandRunner, Notifier, RunStore, StateStore } from '../ports.js';
 import type { RunState } from '../states.js';
 import type { Decision, RestartPolicy } from './policy/index.js';

@@ -1,6 +1,6 @@
-import type { Alert } from './alert.js';
-import { DeliveryError } from './errors.js';
-import type { Notifier } from './ports.js';
+import type { Alert } from '../alert.js';
+import { DeliveryError } from '../errors.js';
+import type { Notifier } from '../ports.js';
 
 /** How hard to try each channel. */
 export interface DeliverOptions {

@@ -1,8 +1,7 @@
-import { attemptBoundary } from './evaluate.js';
-import { skew, tooBig, withFinding } from './findings.js';
-import { type HealthOverrides, healthOverrides } from './health/overrides.js';
-import type { RunFiles } from './listing.js';
-import type { RunFileName } from './protocol/files.js';
+import { skew, tooBig, withFinding } from '../findings.js';
+import { type HealthOverrides, healthOverrides } from '../health/overrides.js';
+import type { RunFiles } from '../listing.js';
+import type { RunFileName } from '../protocol/files.js';
 import {
   decodeText,
   lastLine,
@@ -10,10 +9,11 @@ import {
   parseMetadata,
   parseProgress,
   toEpochMs,
-} from './protocol/parse.js';
-import type { Metadata } from './protocol/schemas.js';
-import type { KnownMetadata, RunRecord } from './record.js';
-import { RunState } from './states.js';
+} from '../protocol/parse.js';
+import type { Metadata } from '../protocol/schemas.js';
+import type { KnownMetadata, RunRecord } from '../record.js';
+import { RunState } from '../states.js';
+import { attemptBoundary } from './evaluate.js';
 
 /** Bodies read this time, by file; `undefined` means the object vanished between LIST and GET. */
 export type Reads = Partial<Record<RunFileName, Uint8Array | undefined>>;

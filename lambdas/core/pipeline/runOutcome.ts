@@ -1,9 +1,9 @@
+import { holdForGroup } from '../oncall/index.js';
+import type { OutboxEntry, RunRecord } from '../record.js';
+import type { RunState } from '../states.js';
 import type { CheckDeps } from './checkRun.js';
 import { deliver } from './deliver.js';
-import { holdForGroup } from './oncall/index.js';
 import { settle } from './outbox.js';
-import type { OutboxEntry, RunRecord } from './record.js';
-import type { RunState } from './states.js';
 
 /** What happened to one run in one check. */
 export interface RunOutcome {

@@ -1,7 +1,7 @@
-import { actionFor, severityFor } from './actions.js';
-import type { Alert, AlertKind } from './alert.js';
-import type { RunRecord } from './record.js';
-import type { RunState } from './states.js';
+import { actionFor, severityFor } from '../actions.js';
+import type { Alert, AlertKind } from '../alert.js';
+import type { RunRecord } from '../record.js';
+import type { RunState } from '../states.js';
 
 /** Where the run's files are, for links in alerts. */
 export interface Links {

@@ -1,11 +1,11 @@
-import { formatDuration } from './duration.js';
-import { HEALTH_FINDING_KINDS, type HealthFindingKind } from './health/types.js';
-import type { ObjectInfo, RunFiles } from './listing.js';
-import { judgeNodes } from './nodes/freshness.js';
-import { currentNodes } from './nodes/observe.js';
-import type { RunRecord } from './record.js';
-import { RunState } from './states.js';
-import { effectiveThresholds, type Thresholds } from './thresholds.js';
+import { formatDuration } from '../duration.js';
+import { HEALTH_FINDING_KINDS, type HealthFindingKind } from '../health/types.js';
+import type { ObjectInfo, RunFiles } from '../listing.js';
+import { judgeNodes } from '../nodes/freshness.js';
+import { currentNodes } from '../nodes/observe.js';
+import type { RunRecord } from '../record.js';
+import { RunState } from '../states.js';
+import { effectiveThresholds, type Thresholds } from '../thresholds.js';
 
 /** When the current attempt was started by a restart (absent for a run never restarted). */
 export function attemptBoundary(r: RunRecord): number | undefined {

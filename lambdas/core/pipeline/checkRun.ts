@@ -1,23 +1,24 @@
 // Checking one run, the sweep's unit of work: read what the plan asks, fold it in (observe), judge it
 // (evaluate), then write: transition.ts when the state changes, maintain.ts when it does not.
+
+import { applyHealth, type HealthSettings } from '../health/index.js';
+import type { RunFiles } from '../listing.js';
+import { mapLimit } from '../mapLimit.js';
+import { type NodeReads, observeNodes, parseNodeReads } from '../nodes/observe.js';
+import { planNodeReads } from '../nodes/plan.js';
+import type { Oncall } from '../oncall/index.js';
+import type { Notifier, RunStore, StateStore } from '../ports.js';
+import { MAX_JSON_BYTES, MAX_TEXT_BYTES, type RunFileName } from '../protocol/files.js';
+import type { RunRecord } from '../record.js';
+import { RunState } from '../states.js';
+import type { Thresholds } from '../thresholds.js';
 import type { Links } from './alerts.js';
 import type { DeliverOptions } from './deliver.js';
 import { assess, attemptBoundary } from './evaluate.js';
-import { applyHealth, type HealthSettings } from './health/index.js';
-import type { RunFiles } from './listing.js';
 import { maintain } from './maintain.js';
-import { mapLimit } from './mapLimit.js';
-import { type NodeReads, observeNodes, parseNodeReads } from './nodes/observe.js';
-import { planNodeReads } from './nodes/plan.js';
 import { type Classifier, newRecord, observe, type Reads } from './observe.js';
-import type { Oncall } from './oncall/index.js';
 import { planReads } from './plan.js';
-import type { Notifier, RunStore, StateStore } from './ports.js';
-import { MAX_JSON_BYTES, MAX_TEXT_BYTES, type RunFileName } from './protocol/files.js';
-import type { RunRecord } from './record.js';
 import { outcome, type RunOutcome } from './runOutcome.js';
-import { RunState } from './states.js';
-import type { Thresholds } from './thresholds.js';
 import { transition } from './transition.js';
 
 export type { RunOutcome } from './runOutcome.js';

@@ -1,8 +1,8 @@
+import { HEALTH_FINDING_KINDS } from '../health/types.js';
+import { mapLimit } from '../mapLimit.js';
+import { finishSweep, startSweep } from '../oncall/sweepHooks.js';
+import { ALL_STATES, type RunState } from '../states.js';
 import { type CheckDeps, checkRun, type RunOutcome } from './checkRun.js';
-import { HEALTH_FINDING_KINDS } from './health/types.js';
-import { mapLimit } from './mapLimit.js';
-import { finishSweep, startSweep } from './oncall/sweepHooks.js';
-import { ALL_STATES, type RunState } from './states.js';
 
 /** What one sweep saw and did. */
 export interface SweepSummary {

@@ -1,8 +1,8 @@
+import type { RunFiles } from '../listing.js';
+import type { RunFileName } from '../protocol/files.js';
+import type { RunRecord } from '../record.js';
+import { effectiveThresholds, type Thresholds } from '../thresholds.js';
 import { assess } from './evaluate.js';
-import type { RunFiles } from './listing.js';
-import type { RunFileName } from './protocol/files.js';
-import type { RunRecord } from './record.js';
-import { effectiveThresholds, type Thresholds } from './thresholds.js';
 
 /**
  * Which bodies are worth a GET this sweep. Healthy runs need none: LastModified says they are alive.

@@ -1,15 +1,15 @@
-import type { Alert } from './alert.js';
+import type { Alert } from '../alert.js';
+import type { RunFiles } from '../listing.js';
+import { routeTransition } from '../oncall/index.js';
+import { MAX_TEXT_BYTES } from '../protocol/files.js';
+import type { OutboxEntry, RunRecord } from '../record.js';
+import { alertsOn, RunState } from '../states.js';
 import { buildAlert } from './alerts.js';
 import type { CheckDeps } from './checkRun.js';
 import type { Verdict } from './evaluate.js';
-import type { RunFiles } from './listing.js';
 import { observe, type Reads } from './observe.js';
-import { routeTransition } from './oncall/index.js';
 import { openEntry } from './outbox.js';
-import { MAX_TEXT_BYTES } from './protocol/files.js';
-import type { OutboxEntry, RunRecord } from './record.js';
 import { outcome, type RunOutcome, send } from './runOutcome.js';
-import { alertsOn, RunState } from './states.js';
 
 /** A run first seen when its newest file is older than this is recorded without an alert. */
 export const HISTORIC_AFTER_MS = 24 * 60 * 60_000;

@@ -1,5 +1,5 @@
-import type { Alert } from './alert.js';
-import type { OutboxEntry, Undelivered } from './record.js';
+import type { Alert } from '../alert.js';
+import type { OutboxEntry, Undelivered } from '../record.js';
 
 /** The sender holds an entry this long; after it, the next sweep may retry what is still pending. */
 export const LEASE_MS = 2 * 60_000;

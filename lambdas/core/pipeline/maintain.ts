@@ -1,11 +1,11 @@
+import { remindersHeld } from '../oncall/index.js';
+import type { OutboxEntry, RunRecord } from '../record.js';
+import { UNHEALTHY } from '../states.js';
 import { buildAlert } from './alerts.js';
 import type { CheckDeps } from './checkRun.js';
 import type { Verdict } from './evaluate.js';
-import { remindersHeld } from './oncall/index.js';
 import { isDue, LEASE_MS, openEntry } from './outbox.js';
-import type { OutboxEntry, RunRecord } from './record.js';
 import { outcome, type RunOutcome, send } from './runOutcome.js';
-import { UNHEALTHY } from './states.js';
 
 /** No transition: reminders, outbox retries, and sparse bookkeeping (only when something changed). */
 export async function maintain(

@@ -1,0 +1,13 @@
+// The run's pipeline, in the order a sweep runs it (docs/ARCHITECTURE.md, "Where a run's state is decided"):
+//
+//   sweep        live runs from the state table, their files from ranged LIST pages; new and returning runs
+//   └ checkRun   one run:
+//       plan       which bodies are worth a GET
+//       observe    fold the bodies read into the record
+//       evaluate   the state the run should be in, and why (pure: `assess`)
+//       transition a changed state: conditional write + the alert in the outbox (only the winner alerts)
+//       maintain   no change: reminders, outbox retries, bookkeeping
+//       alerts → outbox → deliver → runOutcome   what the alert says, its retries, the channels, the result
+//   ending       a run that can no longer change leaves the swept key space (files and record)
+export { type CheckDeps, checkRun, type RunOutcome } from './checkRun.js';
+export { type SweepSummary, summarise, sweep } from './sweep.js';
