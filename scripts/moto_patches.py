@@ -4,6 +4,83 @@
 def apply() -> None:
     """Apply every patch. Called once by moto_server.py before the server starts."""
     _patch_ssm_invocations()
+    _patch_atomic_dynamodb_writes()
+    _patch_atomic_s3_writes()
+    _patch_copy_source_if_match()
+
+
+def _serialise(cls, names, lock) -> None:
+    """Runs each named request handler of `cls` under `lock`: check and write become one step."""
+    import functools
+
+    for name in names:
+        original = getattr(cls, name)
+
+        def locked(self, *args, __original=original, **kwargs):
+            with lock:
+                return __original(self, *args, **kwargs)
+
+        setattr(cls, name, functools.wraps(original)(locked))
+
+
+def _patch_atomic_dynamodb_writes() -> None:
+    """DynamoDB: a conditional write is atomic (real DynamoDB serialises writes to an item).
+
+    moto's threaded server evaluates a ConditionExpression and then writes, with no lock between the two:
+    two PutItems conditional on the same version, arriving together, can both pass. That broke the test
+    "alerts exactly once per transition when two sweeps race" on a loaded machine (issue 24): the product
+    relies on DynamoDB's guarantee, the emulator did not keep it. Every write handler runs under one lock.
+    """
+    import threading
+
+    from moto.dynamodb.responses import DynamoHandler
+
+    _serialise(
+        DynamoHandler,
+        ["put_item", "update_item", "delete_item", "batch_write_item", "transact_write_items"],
+        threading.RLock(),
+    )
+
+
+def _patch_atomic_s3_writes() -> None:
+    """S3: a conditional PUT, COPY or DELETE (If-Match, If-None-Match) is atomic, as on S3.
+
+    moto checks the precondition in the request handler and writes afterwards, unlocked, so a write
+    landing in between would be overwritten or deleted although its ETag no longer matches. The watchdog's
+    moves of ended runs (copy if the source still matches, delete if it still matches) depend on it.
+    """
+    import threading
+
+    from moto.s3.responses import S3Response
+
+    _serialise(S3Response, ["_key_response_put", "delete_object"], threading.RLock())
+
+
+def _patch_copy_source_if_match() -> None:
+    """S3 CopyObject: honour `x-amz-copy-source-if-match` (moto reads only `...-if-none-match`).
+
+    The copy is refused with 412 when the source's ETag is not the one named, as on S3.
+    """
+    from urllib.parse import unquote, urlparse
+
+    from moto.s3.exceptions import MissingKey, PreconditionFailed
+    from moto.s3.responses import S3Response
+
+    original = S3Response.copy_object
+
+    def copy_object(self):
+        wanted = self.headers.get("x-amz-copy-source-if-match")
+        if wanted:
+            source = unquote(urlparse(self.headers["x-amz-copy-source"]).path).lstrip("/")
+            bucket, _, key = source.partition("/")
+            obj = self.backend.get_object(bucket, key)
+            if obj is None:
+                raise MissingKey(key=key)
+            if wanted.replace('"', "") != obj.etag.replace('"', ""):
+                raise PreconditionFailed("x-amz-copy-source-If-Match")
+        return original(self)
+
+    S3Response.copy_object = copy_object
 
 
 # Parameter Store names the SSM patch reads (documented in docs/REMEDIATION.md, used by local/simulatedInstance.ts).
