@@ -8,8 +8,8 @@ import { S3RunStore } from './adapters/s3RunStore.js';
 import { type Config, loadConfig } from './config.js';
 import { classify, type Profile } from './core/classify/index.js';
 import { DEFAULT_HEALTH_SETTINGS } from './core/health/index.js';
-import type { CheckDeps } from './core/pipeline/checkRun.js';
 import type { Classifier } from './core/pipeline/observe.js';
+import type { SweepDeps } from './core/pipeline/sweep.js';
 
 /** Everything a handler or CLI command needs, wired once per cold start. */
 export interface App<C extends Clients = Clients> {
@@ -20,7 +20,7 @@ export interface App<C extends Clients = Clients> {
   /** Silences and acknowledgements (on-call lifecycle; grouping is in `deps.oncall`). */
   readonly silences: DynamoSilenceStore;
   readonly acks: DynamoAckStore;
-  readonly deps: CheckDeps & { readonly concurrency: number };
+  readonly deps: SweepDeps;
 }
 
 /** Classifies with the run's profile, else the configured default; an unknown run profile falls back too. */
@@ -43,8 +43,8 @@ export function createApp<C extends Clients>(
 export function createApp(env: Readonly<Record<string, string | undefined>>, clients?: Clients): App {
   const config = loadConfig(env);
   const c = clients ?? lambdaClients({ region: config.region, endpoint: config.endpoint });
-  const runs = new S3RunStore(config.bucket, config.prefix, c.s3);
-  const states = new DynamoStateStore(config.table, c.ddb, config.historyTtlDays);
+  const runs = new S3RunStore(config.bucket, config.prefix, c.s3, config.endedPrefix);
+  const states = new DynamoStateStore(config.table, c.ddb, config.historyTtlDays, config.runRetentionDays);
   const silences = new DynamoSilenceStore(config.table, c.ddb);
   const acks = new DynamoAckStore(config.table, c.ddb, config.historyTtlDays);
   const notifiers = buildNotifiers(config, { sns: c.sns, ssm: c.ssm, events: c.events });
@@ -64,6 +64,7 @@ export function createApp(env: Readonly<Record<string, string | undefined>>, cli
       links: { bucket: config.bucket, prefix: config.prefix, region: config.region },
       remindEveryMs: config.remindEveryMs,
       concurrency: config.concurrency,
+      ending: { endedAfterMs: config.endedAfterMs, remindEveryMs: config.remindEveryMs },
       health: { ...DEFAULT_HEALTH_SETTINGS, ...config.health },
       oncall: { silences, groups: new DynamoGroupStore(config.table, c.ddb), groupMin: config.groupMin },
     },

@@ -92,7 +92,6 @@ export const TrainwatchConfigSchema = z.strictObject({
           `must be one of ${RETENTION_DAYS.join(', ')} (9999: never expire)`,
         )
         .default(DEFAULTS.logRetentionDays),
-      runsDays: z.number().int().min(0).max(3650).default(DEFAULTS.runRetentionDays),
       ...fileFields('retention'),
     })
     .prefault({}),

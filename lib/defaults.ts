@@ -7,7 +7,6 @@ import { POLICY_PRESETS } from '../lambdas/core/remediation/index.js';
  */
 export const DEFAULTS = {
   scheduleMinutes: 1,
-  runRetentionDays: 90,
   logRetentionDays: 30,
   sweepMemoryMb: 512,
   sweepTimeoutSeconds: 120,

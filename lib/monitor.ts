@@ -84,6 +84,7 @@ export class TrainingRunMonitor extends Construct {
       props.bucket ??
       createBucket(this, {
         prefix: s.prefix,
+        endedPrefix: s.endedPrefix,
         runRetention: s.runRetention,
         removalPolicy: s.removalPolicy,
         accessLogs: this.accessLogBucket,

@@ -113,11 +113,6 @@ export interface TrainingRunMonitorProps extends TopLevelSettingProps {
    */
   readonly logRetention?: logs.RetentionDays;
   /**
-   * A created bucket deletes run files this long after they were last written (0: keep forever).
-   * @default Duration.days(90)
-   */
-  readonly runRetention?: Duration;
-  /**
    * Memory of the sweep function (it may evaluate 10,000 runs per tick).
    * @default 512
    */

@@ -19,7 +19,6 @@ export interface ResolvedProps extends Omit<Settings, 'remediation'> {
   readonly alertEmails: readonly string[];
   readonly removalPolicy: RemovalPolicy;
   readonly logRetention: logs.RetentionDays;
-  readonly runRetention: Duration;
   readonly sweepMemorySize: number;
   readonly sweepTimeout: Duration;
   /** Per function; undefined: no reservation. */
@@ -84,6 +83,16 @@ function checkTogether(s: Settings, props: TrainingRunMonitorProps): void {
       'remediation.ssmOutputPrefix',
       `${JSON.stringify(ssm)} must not overlap the run prefix ${JSON.stringify(prefix)}`,
     );
+  // Ended runs under the run prefix would be listed by every sweep: the cost this layout exists to avoid.
+  const overlaps = (a: string, b: string) => `${a}/`.startsWith(`${b}/`) || `${b}/`.startsWith(`${a}/`);
+  const ended = s.endedPrefix;
+  if (prefix && overlaps(ended, prefix))
+    fail('endedPrefix', `${JSON.stringify(ended)} must not overlap the run prefix ${JSON.stringify(prefix)}`);
+  if (overlaps(ended, ssm))
+    fail(
+      'endedPrefix',
+      `${JSON.stringify(ended)} must not overlap remediation.ssmOutputPrefix ${JSON.stringify(ssm)}`,
+    );
 }
 
 /** Applies defaults and validates; throws ConfigError naming the setting and the fix. */
@@ -110,7 +119,6 @@ export function resolveProps(props: TrainingRunMonitorProps): ResolvedProps {
     alertEmails: emails,
     removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-    runRetention: props.runRetention ?? Duration.days(DEFAULTS.runRetentionDays),
     sweepMemorySize: intIn('sweepMemorySize', props.sweepMemorySize, DEFAULTS.sweepMemoryMb, 128, 10240),
     sweepTimeout,
     reservedConcurrency: reservedConcurrency(props.reservedConcurrency),

@@ -34,7 +34,6 @@ export function monitorProps(scope: Construct, c: TrainwatchConfig): TrainingRun
     remediation: { ...settings.remediation, enabled: c.remediation.enabled },
     removalPolicy: c.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     logRetention: c.retention.logsDays as logs.RetentionDays,
-    runRetention: Duration.days(c.retention.runsDays),
     sweepMemorySize: c.sweep.memoryMb,
     sweepTimeout: ms(c.sweep.timeout),
     reservedConcurrency: c.reservedConcurrency,

@@ -32,6 +32,8 @@ export function createBucket(
   scope: Construct,
   opts: {
     prefix: string;
+    /** Where ended runs' files go (`retention.endedPrefix`): they expire there too. */
+    endedPrefix: string;
     runRetention: Duration;
     removalPolicy: RemovalPolicy;
     /** Where S3 server access logs go; undefined: none (the default). */
@@ -51,7 +53,13 @@ export function createBucket(
         expiredObjectDeleteMarker: true,
       },
       { id: 'incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-      ...(expiration ? [{ id: 'old-runs', prefix: `${opts.prefix}/`, expiration }] : []),
+      // Files expire runRetention after their last write: a live run's heartbeats, or an ended run's move.
+      ...(expiration
+        ? [
+            { id: 'old-runs', prefix: opts.prefix ? `${opts.prefix}/` : undefined, expiration },
+            { id: 'ended-runs', prefix: `${opts.endedPrefix}/`, expiration },
+          ]
+        : []),
     ],
   });
   // Native EventBridge switch: `eventBridgeEnabled` would add a custom-resource Lambda for nothing.

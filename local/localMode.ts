@@ -1,5 +1,6 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { type App, createApp } from '../lambdas/app.js';
+import type { RunRecord } from '../lambdas/core/record.js';
 import { evaluateSentinels } from '../lambdas/handlers/sentinel.js';
 import { runSweep } from '../lambdas/handlers/sweep.js';
 import { awsClients } from './awsClients.js';
@@ -42,6 +43,14 @@ export interface LocalOptions {
 
 const SETTLED = new Set(['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'STALLED']);
 
+/** Every run the local mode made, live or ended: the live set plus the ended-runs log. */
+async function everyRun(app: App): Promise<RunRecord[]> {
+  const live = await app.states.loadLive();
+  const ended = await app.states.listEnded(500, Date.now());
+  const gone = await app.states.find(ended.map((e) => e.runId).filter((id) => !live.has(id)));
+  return [...live.values(), ...gone.values()];
+}
+
 /** The local configuration: the same names the Lambdas read, with thresholds short enough to watch. */
 function localEnv(endpoint: string, slackUrl: string, pagerDutyUrl: string): Record<string, string> {
   return {
@@ -63,6 +72,8 @@ function localEnv(endpoint: string, slackUrl: string, pagerDutyUrl: string): Rec
     TRAINWATCH_STALE_AFTER: '12s',
     TRAINWATCH_STALL_AFTER: '20s',
     TRAINWATCH_STARTUP_GRACE: '15s',
+    // A finished run leaves the sweep 20 s later: its files move under trainwatch-ended/ (retention.endedAfter).
+    TRAINWATCH_ENDED_AFTER: '20s',
     TRAINWATCH_PHASE_STALE_AFTER: 'setup=20s,checkpointing=20s',
     // Health rules (docs/HEALTH.md) on a watchable scale: node bodies read every sweep, a 6 s warm-up, a
     // baseline of 5 periods (judged from 3: about 10 s of steady training). Idle GPUs after 24 s, so the
@@ -199,11 +210,16 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
       }
       const report = await runSweep(app, Date.now());
       for (const e of report.errors) out(`${stamp()} sweep error on ${e.runId}: ${e.error}`);
-      const records = [...(await app.states.loadAll()).values()];
+      const records = await everyRun(app);
       for (const line of await actOnReminders(app, records, Date.now())) out(`${stamp()} ${line}`);
       if (report.transitions.length > 0 || Date.now() - lastTable > 10_000) {
         const moves = report.transitions.map((t) => `${t.runId} ${t.from ?? '(new)'}→${t.to}`).join(', ');
-        out(`\n${stamp()} sweep: ${report.runs} runs in ${report.durationMs} ms${moves ? `; ${moves}` : ''}`);
+        const ended = report.ended
+          ? `; ${report.ended} ended (files moved under ${app.config.endedPrefix}/)`
+          : '';
+        out(
+          `\n${stamp()} sweep: ${report.runs} runs in ${report.durationMs} ms${moves ? `; ${moves}` : ''}${ended}`,
+        );
         out(statusTable(records));
         lastTable = Date.now();
       }
@@ -211,7 +227,7 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
       quietSweeps = settled && busy === 0 && report.transitions.length === 0 ? quietSweeps + 1 : 0;
       if (quietSweeps >= 3 && !opts.keepRunning) break;
     }
-    const final = [...(await app.states.loadAll()).values()];
+    const final = await everyRun(app);
     out(
       `\n${stamp()} done: ${slack.received.length} Slack alerts, ${pagerDuty.received.length} PagerDuty events. Final state:`,
     );

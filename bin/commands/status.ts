@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { EndedRun } from '../../lambdas/adapters/dynamoStateStore.js';
 import { createApp } from '../../lambdas/app.js';
 import { formatDuration } from '../../lambdas/core/duration.js';
 import {
@@ -9,6 +10,7 @@ import {
   healthStatus,
   type RateUnit,
 } from '../../lambdas/core/health/index.js';
+import { runKey } from '../../lambdas/core/listing.js';
 import { currentAck } from '../../lambdas/core/oncall/index.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
@@ -34,6 +36,15 @@ export interface StatusRow {
   gpu_util: number | null;
   /** Active health findings by kind (throughput_drop, straggler, idle_gpus, data_bound), with their text. */
   health: Record<string, string>;
+  /** When the run ended (left the sweep), else null. */
+  ended_at: string | null;
+  /** Where the run's files are now: its folder under the run prefix, or its ended folder. */
+  files: string;
+}
+
+/** Where a run's files are: `s3://bucket/{prefix}/{run_id}/` while live, its ended folder once it ended. */
+export function filesOf(r: Pick<RunRecord, 'runId' | 'ended'>, bucket: string, prefix: string): string {
+  return `s3://${bucket}/${r.ended ? r.ended.folder : runKey(prefix, r.runId)}`;
 }
 
 /** The node summaries' mean GPU utilisation, when any node reported one. */
@@ -44,7 +55,12 @@ function gpuUtil(r: RunRecord): number | null {
   return u.length ? Math.round(u.reduce((a, b) => a + b, 0) / u.length) : null;
 }
 
-export function statusRow(r: RunRecord, now: number, health: HealthSettings): StatusRow {
+export function statusRow(
+  r: RunRecord,
+  now: number,
+  health: HealthSettings,
+  where: { bucket: string; prefix: string } = { bucket: '', prefix: '' },
+): StatusRow {
   const h = healthStatus(r.health, now, effectiveHealthSettings(health, r.meta?.health));
   return {
     run_id: r.runId,
@@ -61,6 +77,8 @@ export function statusRow(r: RunRecord, now: number, health: HealthSettings): St
     rate_unit: r.health?.rate.unit ?? null,
     gpu_util: gpuUtil(r),
     health: Object.fromEntries(h.findings.map((f) => [f.kind, f.text])),
+    ended_at: r.ended ? new Date(r.ended.at).toISOString() : null,
+    files: filesOf(r, where.bucket, where.prefix),
   };
 }
 
@@ -89,14 +107,57 @@ function table(rows: StatusRow[], now: number): string {
     .join('\n');
 }
 
-/** `trainwatch status [RUN_ID] [--json]`: the runs' states from DynamoDB. */
+/** The ended-runs log as `status --ended` prints it: newest first. */
+function endedTable(rows: EndedRun[], now: number, bucket: string): string {
+  const header = ['RUN', 'STATE', 'ATTEMPT', 'ENDED', 'FILES', 'REASON'];
+  const body = rows.map((r) => [
+    r.runId,
+    r.state + (r.errorType ? ` (${r.errorType})` : ''),
+    String(r.attempt),
+    `${formatDuration(now - r.endedAt)} ago`,
+    r.folder ? `s3://${bucket}/${r.folder}` : '-',
+    r.reason,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  return [header, ...body]
+    .map((cols) => cols.map((c, i) => (i < cols.length - 1 ? c.padEnd(widths[i]!) : c)).join('  '))
+    .join('\n');
+}
+
+const USAGE = 'usage: trainwatch status [RUN_ID] [--json] | trainwatch status --ended [--limit N] [--json]';
+
+/**
+ * `trainwatch status`: the live runs (what the sweep watches); `status RUN_ID`: one run, live or ended,
+ * with its history; `status --ended`: the runs that ended, newest first (`--limit`, default 20).
+ */
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { json: { type: 'boolean' } },
+    options: { json: { type: 'boolean' }, ended: { type: 'boolean' }, limit: { type: 'string' } },
     allowPositionals: true,
   });
   const app = createApp(process.env);
+  const now = Date.now();
+  const limit = values.limit === undefined ? 20 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    console.error(
+      `trainwatch status: --limit ${values.limit} must be a whole number from 1 to 1000\n${USAGE}`,
+    );
+    return 2;
+  }
+  if (values.ended) {
+    if (positionals.length) {
+      console.error(
+        `trainwatch status: --ended lists ended runs; give no RUN_ID (status RUN_ID finds an ended run too)\n${USAGE}`,
+      );
+      return 2;
+    }
+    const months = app.config.runRetentionDays > 0 ? Math.ceil(app.config.runRetentionDays / 28) + 1 : 24;
+    const ended = await app.states.listEnded(limit, now, months);
+    if (values.json) console.log(JSON.stringify(ended, null, 2));
+    else console.log(ended.length ? endedTable(ended, now, app.config.bucket) : 'no ended runs');
+    return 0;
+  }
   const runId = positionals[0] === undefined ? undefined : assertRunId(positionals[0]);
   let records: RunRecord[];
   if (runId) {
@@ -107,15 +168,15 @@ export async function run(args: string[]): Promise<number> {
     }
     records = [r];
   } else {
-    records = [...(await app.states.loadAll()).values()].sort((a, b) => a.runId.localeCompare(b.runId));
+    records = [...(await app.states.loadLive()).values()].sort((a, b) => a.runId.localeCompare(b.runId));
   }
-  const now = Date.now();
+  const where = { bucket: app.config.bucket, prefix: app.config.prefix };
   const rows: (StatusRow & { nodes?: NodeRow[] })[] = records.map((r) =>
-    statusRow(r, now, app.deps.health ?? DEFAULT_HEALTH_SETTINGS),
+    statusRow(r, now, app.deps.health ?? DEFAULT_HEALTH_SETTINGS, where),
   );
   // One run asked for by id: its nodes too, fresh from a LIST (the sweep keeps no per-beat state).
   const nodes =
-    runId && (records[0]!.nodes || records[0]!.meta?.nodes)
+    runId && !records[0]!.ended && (records[0]!.nodes || records[0]!.meta?.nodes)
       ? nodeRows(
           records[0]!,
           (await app.runs.listRun(runId))?.nodes ?? [],
@@ -128,7 +189,15 @@ export async function run(args: string[]): Promise<number> {
     console.log(JSON.stringify(rows, null, 2));
     return 0;
   }
-  console.log(rows.length ? table(rows, now) : `no runs in table ${app.config.table}`);
+  console.log(
+    rows.length
+      ? table(rows, now)
+      : `no live runs in table ${app.config.table} (status --ended lists those that ended)`,
+  );
+  if (runId)
+    console.log(
+      `\nfiles: ${rows[0]!.files}${records[0]!.ended ? ` (ended ${formatDuration(now - records[0]!.ended.at)} ago)` : ''}`,
+    );
   if (nodes)
     console.log(
       `\nnodes (${nodes.filter((n) => !n.stale).length} of ${nodes.length} beating):\n${nodeTable(nodes, now)}`,

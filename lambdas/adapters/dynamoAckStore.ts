@@ -3,7 +3,7 @@ import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk
 import { ConflictError } from '../core/errors.js';
 import type { Acknowledgement } from '../core/oncall/index.js';
 import type { Flip, OutboxEntry, RunRecord } from '../core/record.js';
-import { flipSortKey, pk } from './dynamoStateStore.js';
+import { flipSortKey, liveKey, pk } from './dynamoStateStore.js';
 
 const lost = (e: unknown) => e instanceof ConditionalCheckFailedException;
 
@@ -49,9 +49,7 @@ export class DynamoAckStore {
     ];
     for (const t of tries) {
       try {
-        await this.ddb.send(
-          new UpdateCommand({ TableName: this.table, Key: { pk: pk(r.runId), sk: 'STATE' }, ...t }),
-        );
+        await this.ddb.send(new UpdateCommand({ TableName: this.table, Key: liveKey(r.runId), ...t }));
       } catch (e) {
         if (lost(e)) continue;
         throw e;

@@ -2,7 +2,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { GroupMember, GroupStore } from '../core/oncall/index.js';
 import type { OutboxEntry } from '../core/record.js';
-import { pk } from './dynamoStateStore.js';
+import { liveKey } from './dynamoStateStore.js';
 
 /**
  * The grouping claim (see lambdas/core/oncall/finish.ts): one TransactWriteItems that puts the grouped
@@ -39,7 +39,7 @@ export class DynamoGroupStore implements GroupStore {
       return {
         Update: {
           TableName: this.table,
-          Key: { pk: pk(m.runId), sk: 'STATE' },
+          Key: liveKey(m.runId),
           UpdateExpression: `SET ${set.join(', ')}${remove}`,
           ConditionExpression: '#o.#id.#l = :lease',
           ExpressionAttributeNames: names,

@@ -1,25 +1,66 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
   DynamoDBDocumentClient,
-  GetCommand,
   PutCommand,
-  paginateScan,
+  paginateQuery,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { StateStore } from '../core/ports.js';
-import type { Flip, OutboxEntry, RunRecord, Undelivered } from '../core/record.js';
+import type { Ended, Flip, OutboxEntry, RunRecord, Undelivered } from '../core/record.js';
 
 const STATE = 'STATE';
 export const pk = (runId: string) => `RUN#${runId}`;
 
+/**
+ * Live run items are spread over this many partitions, `LIVE#0` … `LIVE#3`, so the sweep reads them with
+ * one Query each, in parallel, and never reads an ended run or a history entry. Fixed: changing it would
+ * strand the items of the other partitions.
+ */
+export const LIVE_SHARDS = 4;
+
+/** FNV-1a: a run's live partition, stable across processes and languages. */
+function shardOf(runId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < runId.length; i++) h = Math.imul(h ^ runId.charCodeAt(i), 0x01000193) >>> 0;
+  return h % LIVE_SHARDS;
+}
+
+/** Where a live run's item is: `LIVE#<shard>` / `RUN#<id>`. */
+export const liveKey = (runId: string) => ({ pk: `LIVE#${shardOf(runId)}`, sk: pk(runId) });
+/** Where an ended run's item is, beside its history: `RUN#<id>` / `STATE`. */
+export const endedKey = (runId: string) => ({ pk: pk(runId), sk: STATE });
+/** The ended-runs log, by month of ending: `ENDED#2026-11` / `<ended at ISO>#<id>` (`trainwatch status --ended`). */
+const endedLogKey = (runId: string, at: number) => {
+  const iso = new Date(at).toISOString();
+  return { pk: `ENDED#${iso.slice(0, 7)}`, sk: `${iso}#${runId}` };
+};
+
 function toItem(r: RunRecord): Record<string, unknown> {
-  return { pk: pk(r.runId), sk: STATE, ...r, locks: r.locks ?? {} };
+  return { ...liveKey(r.runId), ...r, locks: r.locks ?? {} };
 }
 
 function fromItem(item: Record<string, unknown>): RunRecord {
-  const { pk: _pk, sk: _sk, ...rest } = item;
+  const { pk: _pk, sk: _sk, expiresAt: _e, ...rest } = item;
   return rest as unknown as RunRecord;
+}
+
+/** One line of the ended-runs log: what `trainwatch status --ended` lists, newest first. */
+export interface EndedRun {
+  readonly runId: string;
+  readonly state: string;
+  readonly reason: string;
+  readonly errorType?: string | null;
+  readonly attempt: number;
+  readonly endedAt: number;
+  readonly folder: string;
 }
 
 /** A history entry's sort key: newest last, so a reverse Query reads the latest first. */
@@ -38,41 +79,193 @@ const versionIs = (expected: number) =>
       };
 
 /**
- * Run state in one DynamoDB table: the run item (`RUN#id` / `STATE`) and its history
- * (`RUN#id` / `FLIP#<time>#<version>`, expiring by TTL on `expiresAt`).
+ * Run state in one DynamoDB table. A live run's item sits in a live partition (`LIVE#n` / `RUN#id`),
+ * which the sweep Queries; when the run ends, the item moves beside its history (`RUN#id` / `STATE`,
+ * expiring with the run's files) and a line goes to the ended-runs log. History entries are
+ * `RUN#id` / `FLIP#<time>#<version>`, expiring by TTL on `expiresAt`. Items that an earlier version
+ * kept at `RUN#id` / `STATE` without `ended` are live runs: read, they move to their live partition.
  */
 export class DynamoStateStore implements StateStore {
   constructor(
     private readonly table: string,
     private readonly ddb: DynamoDBDocumentClient = DynamoDBDocumentClient.from(new DynamoDBClient({})),
     private readonly historyTtlDays = 90,
+    /** How long an ended run's item is kept (its files' retention); 0: for good. */
+    private readonly runRetentionDays = 90,
   ) {}
 
-  async loadAll(): Promise<Map<string, RunRecord>> {
+  async loadLive(): Promise<Map<string, RunRecord>> {
     const out = new Map<string, RunRecord>();
-    const pages = paginateScan(
-      { client: this.ddb },
-      { TableName: this.table, FilterExpression: 'sk = :s', ExpressionAttributeValues: { ':s': STATE } },
+    await Promise.all(
+      Array.from({ length: LIVE_SHARDS }, async (_, shard) => {
+        const pages = paginateQuery(
+          { client: this.ddb },
+          {
+            TableName: this.table,
+            KeyConditionExpression: 'pk = :p',
+            ExpressionAttributeValues: { ':p': `LIVE#${shard}` },
+          },
+        );
+        for await (const page of pages)
+          for (const item of page.Items ?? []) out.set(String(item.runId), fromItem(item));
+      }),
     );
-    for await (const page of pages)
-      for (const item of page.Items ?? []) out.set(String(item.runId), fromItem(item));
+    return out;
+  }
+
+  /** Items by key, strongly consistent, in batches of 100, retrying what DynamoDB left unprocessed. */
+  private async batchGet(keys: Record<string, string>[]): Promise<Record<string, unknown>[]> {
+    const out: Record<string, unknown>[] = [];
+    for (let i = 0; i < keys.length; i += 100) {
+      let pending: Record<string, unknown>[] | undefined = keys.slice(i, i + 100);
+      for (let tries = 0; pending?.length; tries++) {
+        if (tries > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** tries)));
+        const res: BatchGetCommandOutput = await this.ddb.send(
+          new BatchGetCommand({
+            RequestItems: { [this.table]: { Keys: pending, ConsistentRead: true } },
+          }),
+        );
+        out.push(...(res.Responses?.[this.table] ?? []));
+        pending = res.UnprocessedKeys?.[this.table]?.Keys;
+      }
+    }
+    return out;
+  }
+
+  async find(runIds: readonly string[]): Promise<Map<string, RunRecord>> {
+    const out = new Map<string, RunRecord>();
+    for (const item of await this.batchGet(runIds.map(endedKey))) {
+      const r = await this.current(fromItem(item));
+      if (r) out.set(r.runId, r);
+    }
     return out;
   }
 
   async get(runId: string): Promise<RunRecord | undefined> {
-    const res = await this.ddb.send(
-      new GetCommand({ TableName: this.table, Key: { pk: pk(runId), sk: STATE }, ConsistentRead: true }),
-    );
-    return res.Item ? fromItem(res.Item) : undefined;
+    const items = await this.batchGet([liveKey(runId), endedKey(runId)]);
+    const live = items.find((i) => i.sk === pk(runId));
+    if (live) return fromItem(live);
+    const ended = items.find((i) => i.sk === STATE);
+    return ended ? this.current(fromItem(ended)) : undefined;
   }
 
   /**
-   * The conditional write of the run item decides who won; the history entry follows as a plain put.
-   * No transaction: it would bill twice the write units, and the winner's alert is already safe in
-   * the run's outbox. A failed history write loses only that history line, which we log.
+   * An item at `RUN#id` / `STATE` is an ended run, unless it has no `ended`: then an earlier layout kept a
+   * live run there, and it moves to its live partition now (once; a racing reader finds it moved).
    */
-  async transition(next: RunRecord, flip: Flip, expectedVersion: number): Promise<boolean> {
-    if (!(await this.update(next, expectedVersion))) return false;
+  private async current(r: RunRecord): Promise<RunRecord | undefined> {
+    if (r.ended) return r;
+    const moved = { ...r, version: r.version + 1 };
+    if (await this.revive(moved, r.version)) return moved;
+    const [item] = await this.batchGet([liveKey(r.runId)]);
+    return item ? fromItem(item) : undefined;
+  }
+
+  async revive(next: RunRecord, expectedVersion: number): Promise<boolean> {
+    if (next.ended) throw new Error(`revive: run ${next.runId} would still be ended`);
+    try {
+      await this.ddb.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: this.table,
+                Key: endedKey(next.runId),
+                ...versionIs(expectedVersion),
+              },
+            },
+            {
+              Put: {
+                TableName: this.table,
+                Item: toItem({ ...next, version: expectedVersion + 1 }),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (e instanceof TransactionCanceledException) return false;
+      throw e;
+    }
+  }
+
+  /**
+   * One transaction: the live item goes (conditional on the version read), the ended item and its line
+   * in the ended-runs log come, both expiring with the run's files; then the history entry, as for a
+   * transition. Billed once per ending, never per sweep.
+   */
+  async end(r: RunRecord, ended: Ended, flip: Flip): Promise<boolean> {
+    const expiresAt =
+      this.runRetentionDays > 0 ? Math.floor(ended.at / 1000) + this.runRetentionDays * 86_400 : undefined;
+    const record: RunRecord = { ...r, ended, version: r.version + 1, updatedAt: ended.at };
+    const line: EndedRun = {
+      runId: r.runId,
+      state: r.state,
+      reason: r.reason,
+      errorType: r.errorType ?? null,
+      attempt: r.attempt,
+      endedAt: ended.at,
+      folder: ended.folder,
+    };
+    try {
+      await this.ddb.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Delete: { TableName: this.table, Key: liveKey(r.runId), ...versionIs(r.version) } },
+            {
+              Put: {
+                TableName: this.table,
+                Item: { ...endedKey(r.runId), ...record, locks: {}, ...(expiresAt ? { expiresAt } : {}) },
+              },
+            },
+            {
+              Put: {
+                TableName: this.table,
+                Item: { ...endedLogKey(r.runId, ended.at), ...line, ...(expiresAt ? { expiresAt } : {}) },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (e) {
+      if (e instanceof TransactionCanceledException) return false;
+      throw e;
+    }
+    await this.putFlip(flip);
+    return true;
+  }
+
+  /** The ended-runs log, newest first, at most `limit` lines, looking back at most `months` months. */
+  async listEnded(limit: number, now: number, months = 4): Promise<EndedRun[]> {
+    const out: EndedRun[] = [];
+    const d = new Date(now);
+    for (let m = 0; m < months && out.length < limit; m++) {
+      const month = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - m, 1)).toISOString().slice(0, 7);
+      let start: Record<string, unknown> | undefined;
+      do {
+        const res = await this.ddb.send(
+          new QueryCommand({
+            TableName: this.table,
+            KeyConditionExpression: 'pk = :p',
+            ExpressionAttributeValues: { ':p': `ENDED#${month}` },
+            ScanIndexForward: false,
+            Limit: limit - out.length,
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const i of res.Items ?? []) {
+          const { pk: _p, sk: _s, expiresAt: _e, ...line } = i;
+          out.push(line as unknown as EndedRun);
+        }
+        start = res.LastEvaluatedKey;
+      } while (start && out.length < limit);
+    }
+    return out;
+  }
+
+  private async putFlip(flip: Flip): Promise<void> {
     const sk = flipSortKey(flip);
     const expiresAt = Math.floor(flip.at / 1000) + this.historyTtlDays * 86_400;
     try {
@@ -90,10 +283,22 @@ export class DynamoStateStore implements StateStore {
         }),
       );
     }
+  }
+
+  /**
+   * The conditional write of the run item decides who won; the history entry follows as a plain put.
+   * No transaction: it would bill twice the write units, and the winner's alert is already safe in
+   * the run's outbox. A failed history write loses only that history line, which we log.
+   */
+  async transition(next: RunRecord, flip: Flip, expectedVersion: number): Promise<boolean> {
+    if (!(await this.update(next, expectedVersion))) return false;
+    await this.putFlip(flip);
     return true;
   }
 
+  /** Writes a live run's item; an ended run is written only through `revive` (its item is elsewhere). */
   async update(next: RunRecord, expectedVersion: number): Promise<boolean> {
+    if (next.ended) return false;
     try {
       await this.ddb.send(
         new PutCommand({
@@ -132,7 +337,7 @@ export class DynamoStateStore implements StateStore {
       await this.ddb.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { pk: pk(runId), sk: STATE },
+          Key: liveKey(runId),
           UpdateExpression: `SET ${set.join(', ')}${entry ? '' : ' REMOVE #o.#id'}`,
           ConditionExpression: 'attribute_exists(#o.#id)',
           ExpressionAttributeNames: names,
@@ -156,7 +361,7 @@ export class DynamoStateStore implements StateStore {
       await this.ddb.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { pk: pk(runId), sk: STATE },
+          Key: liveKey(runId),
           UpdateExpression: 'SET #l.#n = :lock, #v = #v + :one',
           ConditionExpression:
             'attribute_exists(pk) AND (attribute_not_exists(#l.#n) OR #l.#n.#until < :now OR #l.#n.#owner = :owner)',
@@ -187,7 +392,7 @@ export class DynamoStateStore implements StateStore {
       await this.ddb.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: { pk: pk(runId), sk: STATE },
+          Key: liveKey(runId),
           UpdateExpression: 'REMOVE #l.#n SET #v = #v + :one',
           ConditionExpression: '#l.#n.#owner = :owner',
           ExpressionAttributeNames: { '#l': 'locks', '#n': name, '#v': 'version', '#owner': 'owner' },

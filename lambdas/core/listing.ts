@@ -55,9 +55,14 @@ export class RunGrouper {
   >();
   readonly ignored: IgnoredKey[] = [];
 
-  constructor(private readonly prefix: string) {}
+  /** `exclude`: key prefixes that hold no run (the ended folder, when the run prefix is the bucket's root). */
+  constructor(
+    private readonly prefix: string,
+    private readonly exclude: readonly string[] = [],
+  ) {}
 
   add(obj: ObjectInfo): void {
+    if (this.exclude.some((x) => obj.key.startsWith(x))) return;
     const split = splitRunKey(this.prefix, obj.key);
     if (!split) return; // outside the prefix, or directly under it: no run's file
     const { runId, path } = split;

@@ -1,18 +1,38 @@
 import type { Alert } from './alert.js';
 import type { RunFiles } from './listing.js';
 import type { RunFileName } from './protocol/files.js';
-import type { Flip, OutboxEntry, RunRecord, Undelivered } from './record.js';
+import type { Ended, Flip, OutboxEntry, RunRecord, Undelivered } from './record.js';
+
+/** What moving an ended run's files did. */
+export interface MovedFiles {
+  /** The folder they moved to, `{endedPrefix}/{run_id}/{stamp}/`. */
+  readonly folder: string;
+  readonly moved: number;
+  /** Keys a writer changed or created while they were being moved: left where they are, the run goes on. */
+  readonly changed: readonly string[];
+}
 
 /** Where heartbeats live (S3). */
 export interface RunStore {
-  /** Every run under the prefix, grouped from LIST pages. */
-  listRuns(): Promise<{ runs: RunFiles[]; ignored: { key: string; problem: string }[] }>;
+  /**
+   * Every run under the prefix, grouped from LIST pages. `splitAt`: run ids (sorted) at which a new
+   * LIST range starts; the ranges are listed in parallel and together cover the whole prefix.
+   */
+  listRuns(
+    splitAt?: readonly string[],
+  ): Promise<{ runs: RunFiles[]; ignored: { key: string; problem: string }[] }>;
   /** One run, by listing its prefix (the sentinel path). */
   listRun(runId: string): Promise<RunFiles | undefined>;
   /** A file's bytes (the last `tailBytes` when given); undefined if it vanished. */
   read(runId: string, file: RunFileName, tailBytes?: number): Promise<Uint8Array | undefined>;
   /** One node's file, `nodes/{rank}.json` (protocol v1.1); undefined if it vanished. */
   readNode(runId: string, rank: number): Promise<Uint8Array | undefined>;
+  /**
+   * Moves every file under the run's folder to its ended folder, named by `stamp`: each is copied only
+   * while its ETag is the one listed and deleted only while it still is, so a writer starting a new
+   * attempt meanwhile loses nothing (what it wrote stays, and is reported in `changed`).
+   */
+  moveToEnded(runId: string, stamp: string): Promise<MovedFiles>;
 }
 
 /**
@@ -21,8 +41,22 @@ export interface RunStore {
  * overwriting: false means another writer won.
  */
 export interface StateStore {
-  loadAll(): Promise<Map<string, RunRecord>>;
+  /** The live runs (not ended): what a sweep reads, whatever the table keeps of runs that ended. */
+  loadLive(): Promise<Map<string, RunRecord>>;
+  /** The stored records of runs that are not live (ended ones), by id; ids unknown to the table are absent. */
+  find(runIds: readonly string[]): Promise<Map<string, RunRecord>>;
+  /** One run, live or ended (strongly consistent). */
   get(runId: string): Promise<RunRecord | undefined>;
+  /**
+   * Puts an ended run back in the live set as `next` (version = expectedVersion + 1), conditional on the
+   * ended record's version: a new attempt wrote files. False when another writer won.
+   */
+  revive(next: RunRecord, expectedVersion: number): Promise<boolean>;
+  /**
+   * Takes the run out of the live set (conditional on `r.version`) as ended, with `flip` in its history;
+   * false when another writer won. The ended record expires with the run's files (retention).
+   */
+  end(r: RunRecord, ended: Ended, flip: Flip): Promise<boolean>;
   /** Writes `next` (version = expectedVersion + 1) and appends `flip` to the history, atomically. */
   transition(next: RunRecord, flip: Flip, expectedVersion: number): Promise<boolean>;
   /** Writes `next` (version = expectedVersion + 1) without a history entry. */

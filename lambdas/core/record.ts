@@ -90,6 +90,17 @@ export interface RunRecord {
   readonly ack?: import('./oncall/ack.js').Acknowledgement;
   /** Remediation's memory of the run: restarts, best step per attempt, last diagnosis and decision. */
   readonly remediation?: import('./remediation/state.js').RemediationState;
+  /** Set when the run ended: it left the sweep, its files moved to `ended.folder` (pipeline/ending.ts). */
+  readonly ended?: Ended;
+}
+
+/** Where and when a run ended: its record left the live set and its files the swept prefix. */
+export interface Ended {
+  readonly at: number;
+  /** The S3 folder (key prefix, ending in `/`) that holds the run's files since it ended. */
+  readonly folder: string;
+  /** How many files were moved there. */
+  readonly files: number;
 }
 
 /** A transition, appended to the run's history. */

@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { type App, createApp } from '../app.js';
 import { splitRunKey } from '../core/listing.js';
 import { checkRun } from '../core/pipeline/checkRun.js';
-import { type SweepSummary, summarise } from '../core/pipeline/sweep.js';
+import { bringBack, type SweepSummary, summarise } from '../core/pipeline/sweep.js';
 import { runIdProblem } from '../core/protocol/runId.js';
 import { objectKeys } from '../events/objectCreated.js';
 
@@ -15,14 +15,19 @@ export async function evaluateSentinels(a: App, event: unknown, now: number): Pr
   for (const problem of invalid) logger.warn('ignored event', { problem });
   const runIds = new Set<string>();
   for (const { bucket, key } of keys) {
-    const runId = bucket === a.config.bucket ? splitRunKey(a.config.prefix, key)?.runId : undefined;
+    // With the run prefix at the bucket's root, the ended folder lies under it: its copies are no news.
+    const ended = key.startsWith(`${a.config.endedPrefix}/`);
+    const runId = bucket === a.config.bucket && !ended ? splitRunKey(a.config.prefix, key)?.runId : undefined;
     if (runId && !runIdProblem(runId)) runIds.add(runId);
     else logger.warn('ignored key outside the watched prefix', { bucket, key });
   }
   const outcomes = [];
   for (const runId of runIds) {
-    const [run, stored] = await Promise.all([a.runs.listRun(runId), a.states.get(runId)]);
-    if (run) outcomes.push(await checkRun(a.deps, run, stored, now));
+    const [run, found] = await Promise.all([a.runs.listRun(runId), a.states.get(runId)]);
+    if (!run) continue;
+    // A late `_error`/`_complete` of a run that ended, or a new attempt's: the run is live again first.
+    const stored = await bringBack(a.states, found);
+    if (stored !== null) outcomes.push(await checkRun(a.deps, run, stored, now));
   }
   return summarise(now, outcomes);
 }

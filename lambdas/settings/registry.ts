@@ -218,6 +218,43 @@ export const SETTINGS = {
     ),
   },
   /**
+   * How long a run's files stay in S3 (under the run prefix while it is live, under `endedPrefix` once it
+   * ended) and an ended run's item in DynamoDB (TTL). 0: kept for good.
+   * @default Duration.days(90)
+   */
+  runRetention: days({
+    env: 'TRAINWATCH_RUN_RETENTION_DAYS',
+    file: 'retention.runsDays',
+    runtime: 'runRetentionDays',
+    default: 90,
+    min: 0,
+    max: 3650,
+    doc: "how long a run's files (and an ended run's item) are kept; 0: for good",
+  }),
+  /**
+   * A run that has been `SUCCEEDED`, `FAILED` or `TIMED_OUT` this long, with nothing left to send, ends:
+   * its files move under `endedPrefix` and no sweep reads it again (a new attempt brings it back).
+   * @default Duration.hours(1)
+   */
+  endedAfter: duration({
+    env: 'TRAINWATCH_ENDED_AFTER',
+    file: 'retention.endedAfter',
+    runtime: 'endedAfterMs',
+    default: '1h',
+    doc: 'how long a finished run stays swept before it ends',
+  }),
+  /**
+   * Key prefix where ended runs' files go: `s3://{bucket}/{endedPrefix}/{run_id}/{ended at}/`. Outside the
+   * run prefix, so the sweep never lists them.
+   * @default 'trainwatch-ended'
+   */
+  endedPrefix: keyPrefix({
+    env: 'TRAINWATCH_ENDED_PREFIX',
+    file: 'retention.endedPrefix',
+    default: 'trainwatch-ended',
+    doc: "ended runs' files: `{endedPrefix}/{run_id}/{ended at}/`",
+  }),
+  /**
    * How long transition history stays in DynamoDB (TTL).
    * @default Duration.days(90)
    */

@@ -53,6 +53,8 @@ describe('trainwatch CLI', () => {
         rate_unit: null,
         gpu_util: null,
         health: {},
+        ended_at: null,
+        files: `s3://${t.env.TRAINWATCH_BUCKET}/training-runs/cli-run/`,
       },
     ]);
   });

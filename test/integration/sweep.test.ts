@@ -22,8 +22,8 @@ describe('sweep against the emulator', () => {
     const second = await runSweep(app, Date.now() + 1000);
     expect(second.byState.RUNNING).toBe(1);
     expect(second.writes).toBe(0);
-    // One LIST, one Scan of the run items and one Query of the silences (on-call lifecycle): none per run.
-    expect(second.requests).toEqual({ S3: 1, DynamoDB: 2 });
+    // One LIST, one Query per live partition (4) and one of the silences (on-call lifecycle): none per run.
+    expect(second.requests).toEqual({ S3: 1, DynamoDB: 5 });
     expect(t.slack.received).toHaveLength(0);
   });
 

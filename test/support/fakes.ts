@@ -1,9 +1,9 @@
 import type { Alert } from '../../lambdas/core/alert.js';
 import { DeliveryError } from '../../lambdas/core/errors.js';
 import { type ObjectInfo, type RunFiles, RunGrouper } from '../../lambdas/core/listing.js';
-import type { Notifier, RunStore, StateStore } from '../../lambdas/core/ports.js';
+import type { MovedFiles, Notifier, RunStore, StateStore } from '../../lambdas/core/ports.js';
 import { RunFile, type RunFileName } from '../../lambdas/core/protocol/files.js';
-import type { Flip, OutboxEntry, RunRecord, Undelivered } from '../../lambdas/core/record.js';
+import type { Ended, Flip, OutboxEntry, RunRecord, Undelivered } from '../../lambdas/core/record.js';
 
 const encoder = new TextEncoder();
 
@@ -21,6 +21,10 @@ export class FakeRunStore implements RunStore {
   readonly reads: string[] = [];
   /** Runs whose reads throw (an S3 outage for one prefix). */
   readonly failing = new Set<string>();
+  /** Files moved to ended folders, by key (`trainwatch-ended/{run}/{stamp}/{path}`). */
+  readonly ended = new Map<string, { info: ObjectInfo; body: Uint8Array }>();
+  /** Called between listing a run and moving its files (a writer racing the move). */
+  beforeMove?: (runId: string) => void;
 
   constructor(readonly prefix = 'training-runs') {}
 
@@ -81,6 +85,27 @@ export class FakeRunStore implements RunStore {
     return tailBytes !== undefined && body.length > tailBytes ? body.subarray(body.length - tailBytes) : body;
   }
 
+  async moveToEnded(runId: string, stamp: string): Promise<MovedFiles> {
+    const from = `${this.prefix}/${runId}/`;
+    const folder = `trainwatch-ended/${runId}/${stamp}/`;
+    const listed = [...this.objects.values()].filter((o) => o.info.key.startsWith(from)).map((o) => o.info);
+    this.beforeMove?.(runId);
+    const changed: string[] = [];
+    let moved = 0;
+    for (const info of listed) {
+      const now = this.objects.get(info.key);
+      if (!now) continue;
+      if (now.info.etag !== info.etag) {
+        changed.push(info.key);
+        continue;
+      }
+      this.ended.set(`${folder}${info.key.slice(from.length)}`, now);
+      this.objects.delete(info.key);
+      moved++;
+    }
+    return { folder, moved, changed };
+  }
+
   async readNode(runId: string, rank: number): Promise<Uint8Array | undefined> {
     this.reads.push(`${runId}/nodes/${rank}`);
     await Promise.resolve();
@@ -113,7 +138,9 @@ export class FakeStateStore implements StateStore {
   }
 
   private cas(next: RunRecord, expectedVersion: number): boolean {
-    const current = this.records.get(next.runId)?.version ?? 0;
+    const stored = this.records.get(next.runId);
+    // An ended run is written only through revive (in DynamoDB its item is elsewhere).
+    const current = stored?.ended ? -1 : (stored?.version ?? 0);
     if (current !== expectedVersion) {
       this.conflicts++;
       return false;
@@ -123,8 +150,37 @@ export class FakeStateStore implements StateStore {
     return true;
   }
 
+  /** Every record, live and ended (for assertions). */
   async loadAll(): Promise<Map<string, RunRecord>> {
     return new Map([...this.records].map(([k, v]) => [k, copy(v)]));
+  }
+
+  async loadLive(): Promise<Map<string, RunRecord>> {
+    return new Map([...this.records].filter(([, v]) => !v.ended).map(([k, v]) => [k, copy(v)]));
+  }
+
+  async find(runIds: readonly string[]): Promise<Map<string, RunRecord>> {
+    const out = new Map<string, RunRecord>();
+    for (const id of runIds) {
+      const r = this.records.get(id);
+      if (r?.ended) out.set(id, copy(r));
+    }
+    return out;
+  }
+
+  async revive(next: RunRecord, expectedVersion: number): Promise<boolean> {
+    const r = this.records.get(next.runId);
+    if (!r?.ended || r.version !== expectedVersion) return false;
+    this.records.set(next.runId, copy({ ...next, version: expectedVersion + 1 }));
+    return true;
+  }
+
+  async end(r: RunRecord, ended: Ended, flip: Flip): Promise<boolean> {
+    const now = this.records.get(r.runId);
+    if (!now || now.ended || now.version !== r.version) return false;
+    this.records.set(r.runId, copy({ ...r, ended, version: r.version + 1, updatedAt: ended.at }));
+    this.flips.push(copy(flip));
+    return true;
   }
 
   async get(runId: string): Promise<RunRecord | undefined> {

@@ -17,6 +17,8 @@ export interface RunOutcome {
   readonly delivered: number;
   readonly failed: number;
   readonly skipped?: boolean;
+  /** The run ended in this check: it left the sweep (pipeline/ending.ts). */
+  readonly ended?: boolean;
   readonly error?: string;
   /** Health findings active on the run after this check (throughput_drop, straggler, idle_gpus, data_bound). */
   readonly degraded?: readonly string[];

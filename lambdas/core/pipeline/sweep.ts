@@ -1,9 +1,13 @@
 import { HEALTH_FINDING_KINDS } from '../health/types.js';
 import { mapLimit } from '../mapLimit.js';
 import { finishSweep, startSweep } from '../oncall/sweepHooks.js';
+import type { StateStore } from '../ports.js';
+import type { RunRecord } from '../record.js';
 import { ALL_STATES, type RunState } from '../states.js';
 import { type CheckDeps, checkRun, type RunOutcome } from './checkRun.js';
-
+import { type EndingSettings, endRun, revived, stayLive } from './ending.js';
+import { splitPoints } from './ranges.js';
+import { outcome } from './runOutcome.js';
 /** What one sweep saw and did. */
 export interface SweepSummary {
   readonly at: number;
@@ -15,6 +19,8 @@ export interface SweepSummary {
   readonly conflicts: number;
   readonly writes: number;
   readonly skipped: number;
+  /** Runs this sweep ended: their files left the swept prefix and their records the live set. */
+  readonly ended: number;
   readonly errors: readonly { runId: string; error: string }[];
   readonly ignoredKeys: readonly { key: string; problem: string }[];
   /** Runs with each active health finding (the dashboard's degraded-runs graph). */
@@ -28,6 +34,7 @@ export function summarise(
   at: number,
   outcomes: readonly RunOutcome[],
   ignoredKeys: SweepSummary['ignoredKeys'] = [],
+  gone: readonly RunOutcome[] = [],
 ): SweepSummary {
   const byState = Object.fromEntries(ALL_STATES.map((s) => [s, 0])) as Record<RunState, number>;
   for (const o of outcomes) byState[o.state]++;
@@ -45,27 +52,73 @@ export function summarise(
     conflicts: outcomes.filter((o) => o.conflict).length,
     writes: outcomes.filter((o) => o.wrote).length,
     skipped: outcomes.filter((o) => o.skipped).length,
+    ended: [...outcomes, ...gone].filter((o) => o.ended).length,
     errors: outcomes.filter((o) => o.error !== undefined).map((o) => ({ runId: o.runId, error: o.error! })),
     ignoredKeys,
     degraded,
   };
 }
 
-/** One sweep: one LIST pass and one state scan, then every run checked with bounded concurrency. */
-export async function sweep(
-  deps: CheckDeps & { readonly concurrency: number },
-  now: number,
-): Promise<SweepSummary> {
+/** What a sweep needs beyond checking runs: how many at once, and when a run ends (absent: never). */
+export type SweepDeps = CheckDeps & { readonly concurrency: number; readonly ending?: EndingSettings };
+
+/**
+ * A stored record that is not live (the run ended) for a run whose folder has files again: a new attempt
+ * (or a late `_error`/`_complete`) brings it back into the live set first. Undefined: no record (a new run);
+ * null: another writer brought it back first (it will check the run; we must not).
+ */
+export async function bringBack(
+  states: StateStore,
+  stored: RunRecord | undefined,
+): Promise<RunRecord | undefined | null> {
+  if (!stored?.ended) return stored;
+  const next = { ...revived(stored), version: stored.version + 1 };
+  return (await states.revive(next, stored.version)) ? next : null;
+}
+
+/**
+ * Ends a run whose check changed nothing when nothing more can happen to it (pipeline/ending.ts): its
+ * files leave the swept prefix and its record the live set, so no later sweep reads either.
+ */
+async function endIfDue(d: SweepDeps, o: RunOutcome, stored: RunRecord, now: number): Promise<RunOutcome> {
+  if (!d.ending || o.wrote || o.conflict || o.error !== undefined || o.skipped || stored.version === 0)
+    return o;
+  if (stayLive(stored, now, d.ending, d.oncall) !== undefined) return o;
+  try {
+    const r = await endRun(d, stored, now);
+    return r === 'ended' ? { ...o, ended: true } : r === 'conflict' ? { ...o, conflict: true } : o;
+  } catch (e) {
+    // The files that moved are safe in the ended folder; the rest, and the record, are retried next sweep.
+    return { ...o, error: `ending the run failed: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+/**
+ * One sweep: the live runs from the state table (never the ended ones it keeps), their files from LIST
+ * ranges run in parallel; a listed run the live set lacks is new, or an ended run a new attempt brought
+ * back. Every run is checked with bounded concurrency; runs with nothing left to do end.
+ */
+export async function sweep(deps: SweepDeps, now: number): Promise<SweepSummary> {
   // on-call hook: silences read once per sweep; transitions collected for grouping
-  const [listing, records, d] = await Promise.all([
-    deps.runs.listRuns(),
-    deps.states.loadAll(),
-    startSweep(deps),
-  ]);
-  const outcomes = await mapLimit(listing.runs, deps.concurrency, (run) =>
-    checkRun(d, run, records.get(run.runId), now),
-  );
-  const summary = summarise(now, outcomes, listing.ignored);
+  const [live, d] = await Promise.all([deps.states.loadLive(), startSweep(deps)]);
+  // Listed after the live set was read: a live run with no files listed has none left.
+  const listing = await deps.runs.listRuns(splitPoints(live.values()));
+  const unknown = listing.runs.filter((r) => !live.has(r.runId)).map((r) => r.runId);
+  const notLive = unknown.length ? await deps.states.find(unknown) : new Map<string, RunRecord>();
+  const outcomes = await mapLimit(listing.runs, deps.concurrency, async (run) => {
+    const stored = live.get(run.runId) ?? (await bringBack(deps.states, notLive.get(run.runId)));
+    if (stored === null) return { ...outcome(notLive.get(run.runId)!), conflict: true };
+    const o = await checkRun(d, run, stored, now);
+    return stored ? endIfDue(d, o, stored, now) : o;
+  });
+  // Live runs whose folder is empty: moved by an ending whose record write failed, deleted, or expired.
+  const listed = new Set(listing.runs.map((r) => r.runId));
+  const gone = deps.ending ? [...live.values()].filter((r) => !listed.has(r.runId)) : [];
+  const goneOutcomes = await mapLimit(gone, deps.concurrency, async (r) => {
+    const ended = await endRun(d, r, now, false).catch(() => 'conflict' as const);
+    return { ...outcome(r), ended: ended === 'ended', conflict: ended === 'conflict' };
+  });
+  const summary = summarise(now, outcomes, listing.ignored, goneOutcomes);
   // on-call hook: grouped alerts, then the summaries of silences that ended
-  return finishSweep(d, summary, records, outcomes, now);
+  return finishSweep(d, summary, new Map([...notLive, ...live]), outcomes, now);
 }
