@@ -10,7 +10,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
     load: () => import('./commands/setupLocal.js'),
   },
   sweep: { summary: 'run one sweep [--now ISO-8601]', load: () => import('./commands/sweep.js') },
-  status: { summary: "show the runs' states [RUN_ID] [--json]", load: () => import('./commands/status.js') },
+  status: {
+    summary: "show the live runs' states [RUN_ID] [--json]; --ended [--limit N]: runs that ended",
+    load: () => import('./commands/status.js'),
+  },
   local: {
     summary: 'run trainwatch locally against the emulator with simulated runs',
     load: () => import('./commands/local.js'),
@@ -29,7 +32,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   },
   unsilence: { summary: 'end a silence now ID [--by NAME]', load: () => import('./commands/unsilence.js') },
   classify: {
-    summary: 'classify a log or error text [FILE] [--profile P] [--all | --explain]',
+    summary: 'classify a log or error text [FILE | --run RUN_ID] [--profile P] [--all | --explain]',
     load: () => import('./commands/classify.js'),
   },
   heartbeat: {

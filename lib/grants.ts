@@ -29,10 +29,10 @@ const PER_RUN_KEYS =
 
 /** The DynamoDB actions the state store uses (lambdas/adapters/dynamoStateStore.ts), and no more. */
 export const TABLE_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:Query',
-  'dynamodb:Scan',
+  'dynamodb:BatchGetItem',
+  'dynamodb:DeleteItem',
   'dynamodb:PutItem',
+  'dynamodb:Query',
   'dynamodb:UpdateItem',
 ];
 
@@ -43,6 +43,31 @@ export function parameterArn(scope: Construct, name: string): string {
     resource: 'parameter',
     resourceName: name.replace(/^\/+/, ''),
   });
+}
+
+/**
+ * Only the sweep ends runs: it copies a run's files to `{endedPrefix}/` and deletes them from the run
+ * prefix (conditional copies and deletes also need s3:GetObject on the run prefix, granted above).
+ */
+export function grantEnding(role: iam.Role, r: RunResources & { readonly endedPrefix: string }): void {
+  allowScoped(
+    role,
+    new iam.PolicyStatement({
+      sid: 'MoveEndedRunFiles',
+      actions: ['s3:DeleteObject'],
+      resources: [r.bucket.arnForObjects(`${r.prefix}/*`)],
+    }),
+    PER_RUN_KEYS,
+  );
+  allowScoped(
+    role,
+    new iam.PolicyStatement({
+      sid: 'WriteEndedRuns',
+      actions: ['s3:PutObject'],
+      resources: [r.bucket.arnForObjects(`${r.endedPrefix}/*`)],
+    }),
+    'Ended runs live under {endedPrefix}/{run_id}/{ended at}/ and run ids are unbounded: the grant is that prefix.',
+  );
 }
 
 /** Read the runs, keep their state, alert: what the sweep and the sentinel (and remediation) need. */

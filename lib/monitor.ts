@@ -21,6 +21,7 @@ import {
   createWriterPolicy,
   grantPagerDutyKey,
   grantRemediation,
+  grantEnding,
   grantWatchdog,
   type RunResources,
 } from './grants.js';
@@ -141,6 +142,7 @@ export class TrainingRunMonitor extends Construct {
       reservedConcurrency: reserved?.sweep,
     });
     grantWatchdog(this.sweep.role, resources);
+    grantEnding(this.sweep.role, { ...resources, endedPrefix: s.endedPrefix });
     grantPagerDutyKey(this.sweep.role, resources);
     new events.Rule(this, 'SweepSchedule', {
       description: `trainwatch: sweep every ${s.schedule.toHumanString()}`,

@@ -3,10 +3,11 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 
 /**
- * Partition keys the on-call commands touch: run items (`RUN#<id>`: the ack, its outbox entry and
- * history line) and silences (`SILENCE`). DynamoDB checks them as `dynamodb:LeadingKeys`.
+ * Partition keys the on-call commands touch: live run items (`LIVE#<n>`: the ack and its outbox entry),
+ * a run's history and ended item (`RUN#<id>`), the ended-runs log (`ENDED#<month>`, read by
+ * `status --ended`) and silences (`SILENCE`). DynamoDB checks them as `dynamodb:LeadingKeys`.
  */
-export const ONCALL_LEADING_KEYS = ['RUN#*', 'SILENCE'];
+export const ONCALL_LEADING_KEYS = ['LIVE#*', 'RUN#*', 'ENDED#*', 'SILENCE'];
 
 /**
  * Top-level attributes the on-call commands name (written or checked in a condition): an ack update
@@ -47,14 +48,9 @@ export function createOnCallPolicy(scope: Construct, table: dynamodb.ITable): ia
   policy.addStatements(
     new iam.PolicyStatement({
       sid: 'ReadRunsAndSilences',
-      actions: ['dynamodb:GetItem', 'dynamodb:Query'],
+      actions: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
       resources: [table.tableArn],
       conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ONCALL_LEADING_KEYS } },
-    }),
-    new iam.PolicyStatement({
-      sid: 'ListRunsForStatus',
-      actions: ['dynamodb:Scan'],
-      resources: [table.tableArn],
     }),
     new iam.PolicyStatement({
       sid: 'WriteAcksAndSilences',

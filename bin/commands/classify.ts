@@ -7,12 +7,16 @@ import {
   type Profile,
 } from '../../lambdas/core/classify/index.js';
 import { ConfigError } from '../../lambdas/core/errors.js';
-import { MAX_TEXT_BYTES } from '../../lambdas/core/protocol/files.js';
+import { runKey } from '../../lambdas/core/listing.js';
+import { MAX_TEXT_BYTES, type RunFileName } from '../../lambdas/core/protocol/files.js';
+import { assertRunId } from '../../lambdas/core/protocol/runId.js';
 
-const USAGE = `usage: trainwatch classify [FILE] [--profile NAME|FILE] [--all | --explain]
+const USAGE = `usage: trainwatch classify [FILE | --run RUN_ID] [--profile NAME|FILE] [--all | --explain]
 
 Classifies a log or error text (stdin when no FILE) and prints one JSON object:
   {"error_type", "restartable", "signal", "severity", "fields"}   (error_type is null when nothing matched)
+--run      classify a run's _error and log tail as the watchdog does, wherever its files are (live, or
+           moved to the ended folder); its own profile unless --profile is given
 --profile  a built-in profile (${[...BUILTIN_PROFILES.keys()].join(', ')}) or a JSON/YAML profile file
 --all      also print "matches" (every signal that matched, best first) and "explanation" (why the winner won)
 --explain  print, as text instead of JSON, why: the winning signal, the line it matched, the runners-up and
@@ -32,9 +36,29 @@ function profileArg(value: string): Profile | string {
   return loadProfile(readFileSync(value, 'utf8'));
 }
 
-/** `trainwatch classify [FILE] [--profile P] [--all|--explain]`: the JSON contract other tools rely on. */
+/** A run's `_error` and log tail, read where its files are now: its folder, or its ended folder. */
+async function runText(runId: string): Promise<{ text: Buffer; profile?: Profile | string }> {
+  // Loaded here: classifying a file or stdin never pays for the AWS SDK.
+  const { createApp } = await import('../../lambdas/app.js');
+  const app = createApp(process.env);
+  const r = await app.states.get(assertRunId(runId));
+  const read = (f: RunFileName) =>
+    r?.ended
+      ? app.runs.readEnded(r.ended.folder, f, MAX_TEXT_BYTES)
+      : app.runs.read(runId, f, MAX_TEXT_BYTES);
+  const [error, log] = await Promise.all([read('error'), read('log')]);
+  if (!error && !log)
+    throw new ConfigError(
+      `run ${runId} has no _error and no log tail ${r?.ended ? `in ${r.ended.folder}` : `under ${runKey(app.config.prefix, runId)}`}`,
+    );
+  const text = Buffer.concat([Buffer.from(error ?? ''), Buffer.from('\n'), Buffer.from(log ?? '')]);
+  return { text, profile: r?.meta?.profile ?? app.config.remediation.profile };
+}
+
+/** `trainwatch classify [FILE | --run RUN_ID] [--profile P] [--all|--explain]`: the JSON contract other tools rely on. */
 export async function run(args: string[]): Promise<number> {
   let file: string | undefined;
+  let runId: string | undefined;
   let profile: Profile | string | undefined;
   let all = false;
   let explainOnly = false;
@@ -45,7 +69,10 @@ export async function run(args: string[]): Promise<number> {
       return 0;
     }
     if (a === '--all') all = true;
-    else if (a === '--explain') explainOnly = true;
+    else if (a === '--run' || a.startsWith('--run=')) {
+      runId = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i];
+      if (!runId) throw new ConfigError('--run needs a run id');
+    } else if (a === '--explain') explainOnly = true;
     else if (a === '--profile' || a.startsWith('--profile=')) {
       const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i];
       if (!v) throw new ConfigError('--profile needs a value');
@@ -54,7 +81,14 @@ export async function run(args: string[]): Promise<number> {
     else if (file) throw new ConfigError(`only one FILE may be given\n${USAGE}`);
     else file = a;
   }
-  const raw = file && file !== '-' ? readFileSync(file) : Buffer.from(await readStdin());
+  if (runId && file) throw new ConfigError(`give a FILE or --run, not both\n${USAGE}`);
+  const fromRun = runId ? await runText(runId) : undefined;
+  profile ??= fromRun?.profile;
+  const raw = fromRun
+    ? fromRun.text
+    : file && file !== '-'
+      ? readFileSync(file)
+      : Buffer.from(await readStdin());
   // Same window as the sweep reads: the end of a log is where the failure is.
   const text = raw.subarray(Math.max(0, raw.length - MAX_TEXT_BYTES)).toString('utf8');
   if (all && explainOnly) throw new ConfigError(`--all and --explain exclude each other\n${USAGE}`);

@@ -7,6 +7,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Bundle, buildBundles, externalImports } from '../../bench/bundles.js';
+import { liveKey } from '../../lambdas/adapters/dynamoStateStore.js';
 import { loadConfig } from '../../lambdas/config.js';
 import { awsClients } from '../../local/awsClients.js';
 import { setupLocal } from '../../local/setup.js';
@@ -144,7 +145,10 @@ describe('bundles', () => {
       errors: [],
     });
     const item = await ddb.send(
-      new GetItemCommand({ TableName: table, Key: { pk: { S: 'RUN#run-bundle-1' }, sk: { S: 'STATE' } } }),
+      new GetItemCommand({
+        TableName: table,
+        Key: { pk: { S: liveKey('run-bundle-1').pk }, sk: { S: 'RUN#run-bundle-1' } },
+      }),
     );
     expect(item.Item?.state?.S).toBe('SUCCEEDED');
     // The bundled Slack client (CommonJS inside the ESM bundle) posted the alert.

@@ -48,12 +48,13 @@ describe('on-call lifecycle in the stack', () => {
     expect(byId.WriteAcksAndSilences).toMatchObject({
       Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
       Condition: {
-        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RUN#*', 'SILENCE'] },
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['LIVE#*', 'RUN#*', 'ENDED#*', 'SILENCE'] },
         'ForAllValues:StringEquals': { 'dynamodb:Attributes': ONCALL_ATTRIBUTES },
       },
     });
-    expect(byId.ReadRunsAndSilences!.Action).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
-    expect(JSON.stringify(policy)).not.toMatch(/DeleteItem|BatchWrite|"dynamodb:\*"/);
+    expect(byId.ReadRunsAndSilences!.Action).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
+    // status reads the live partitions and the ended-runs log: no Scan of the whole table any more.
+    expect(JSON.stringify(policy)).not.toMatch(/DeleteItem|BatchWrite|Scan|"dynamodb:\*"/);
     plain.template.hasOutput('OnCallPolicyArn', {});
   });
 

@@ -68,10 +68,10 @@ function watchdog(role: string): Record<string, Json> {
     ReadRunFiles: { actions: ['s3:GetObject'], resource: objects('training-runs'), condition: undefined },
     RunState: {
       actions: [
-        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:DeleteItem',
         'dynamodb:PutItem',
         'dynamodb:Query',
-        'dynamodb:Scan',
         'dynamodb:UpdateItem',
       ],
       resource: { 'Fn::GetAtt': [logicalId(t, 'AWS::DynamoDB::Table', 'MonitorStateTable'), 'Arn'] },
@@ -101,12 +101,25 @@ function watchdog(role: string): Record<string, Json> {
 }
 
 describe('least privilege', () => {
-  it.each(['Sweep', 'Sentinel'])(
-    '%s may read the prefix, its table, topic, bus and Slack parameter, nothing else',
-    (role) => {
-      expect(permissions(roleStatements(t, `Monitor${role}Role`))).toEqual(watchdog(role));
-    },
-  );
+  it('Sentinel may read the prefix, its table, topic, bus and Slack parameter, nothing else', () => {
+    expect(permissions(roleStatements(t, 'MonitorSentinelRole'))).toEqual(watchdog('Sentinel'));
+  });
+
+  it('Sweep may also move ended runs: delete under the run prefix, write under the ended prefix only', () => {
+    expect(permissions(roleStatements(t, 'MonitorSweepRole'))).toEqual({
+      ...watchdog('Sweep'),
+      MoveEndedRunFiles: {
+        actions: ['s3:DeleteObject'],
+        resource: objects('training-runs'),
+        condition: undefined,
+      },
+      WriteEndedRuns: {
+        actions: ['s3:PutObject'],
+        resource: objects('trainwatch-ended'),
+        condition: undefined,
+      },
+    });
+  });
 
   it('remediation adds SendCommand on its own documents and on tagged instances only, and archiving under the prefix', () => {
     const docs = Object.keys(t.findResources('AWS::SSM::Document')).sort();

@@ -22,6 +22,7 @@ export function currentAck(r: RunRecord): Acknowledgement | undefined {
 /** Why `trainwatch ack` cannot acknowledge this run, or undefined. */
 export function ackProblem(r: RunRecord | undefined, runId: string): string | undefined {
   if (!r) return `no run ${runId} is known yet`;
+  if (r.ended) return `run ${runId} ended (${r.state}): nobody is reminded of it any more`;
   if (!UNHEALTHY.has(r.state)) return `run ${runId} is ${r.state}: there is nothing to acknowledge`;
   const ack = currentAck(r);
   if (ack) return `run ${runId} is already acknowledged by ${ack.by}`;
