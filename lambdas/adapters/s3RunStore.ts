@@ -83,7 +83,8 @@ export class S3RunStore implements RunStore {
     const grouper = this.grouper();
     // A run's keys start with `{prefix}/{id}/`; `{prefix}/{id}.~` sorts after every other run id that
     // starts with `{id}` followed by `.`, `-` or `_` (all below `/`) and before `{prefix}/{id}/`.
-    const starts = [...new Set(splitAt)].sort().map((id) => `${this.root}${assertRunId(id)}/`);
+    // Sorted as keys, not as ids: `a-1/` < `a.b/` < `a/` < `a0/` (S3 orders keys by their bytes).
+    const starts = [...new Set(splitAt.map((id) => `${this.root}${assertRunId(id)}/`))].sort();
     const ranges = [undefined, ...starts].map((start, i) => ({
       startAfter: start === undefined ? undefined : `${start.slice(0, -1)}.~`,
       end: starts[i],

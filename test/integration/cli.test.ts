@@ -25,6 +25,44 @@ function cli(args: string[], env: Record<string, string | undefined>) {
 }
 
 describe('trainwatch CLI', () => {
+  it('finds ended runs: status --ended lists them, status RUN shows where its files went, classify --run reads them', async () => {
+    await t.put('cli-done', 'metadata', metadata('cli-done'));
+    await t.put('cli-fail', 'metadata', metadata('cli-fail'));
+    await t.put(
+      'cli-fail',
+      'error',
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
+    );
+    await t.put('cli-done', 'complete', '{}');
+    await t.put('cli-live', 'metadata', metadata('cli-live'));
+    const now = Date.now();
+    await runSweep(t.app(), now);
+    expect((await runSweep(t.app(), now + 2 * 60 * 60_000)).ended).toBe(2);
+
+    const live = cli(['status'], t.env);
+    expect(live.stdout).toContain('cli-live');
+    expect(live.stdout).not.toContain('cli-done');
+    const ended = cli(['status', '--ended', '--json'], t.env);
+    expect(ended.code).toBe(0);
+    expect(
+      JSON.parse(ended.stdout)
+        .map((e: { runId: string }) => e.runId)
+        .sort(),
+    ).toEqual(['cli-done', 'cli-fail']);
+    expect(JSON.parse(cli(['status', '--ended', '--limit', '1', '--json'], t.env).stdout)).toHaveLength(1);
+    expect(cli(['status', '--ended', '--limit', '0'], t.env).code).toBe(2);
+
+    const one = cli(['status', 'cli-fail'], t.env);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toMatch(
+      new RegExp(`files: s3://${t.env.TRAINWATCH_BUCKET}/trainwatch-ended/cli-fail/\\S+/ \\(ended \\d`),
+    );
+    expect(one.stdout).toMatch(/ended: 2 file\(s\) moved to trainwatch-ended\/cli-fail\//);
+    const classified = cli(['classify', '--run', 'cli-fail'], t.env);
+    expect(classified.stderr).toBe('');
+    expect(JSON.parse(classified.stdout)).toMatchObject({ error_type: 'oom' });
+  });
+
   it('sweeps with --now and prints status --json in the stable shape', async () => {
     await t.put('cli-run', 'metadata', metadata('cli-run'));
     await t.put('cli-run', 'progress', progress(42, 100));
