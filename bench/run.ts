@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { awsClients } from '../local/awsClients.js';
 import { startEmulator } from '../local/emulator.js';
+import { benchAged } from './aged.js';
 import { SENTINEL_MEDIAN_BEFORE_MS, TARGETS } from './before.js';
 import { fleet, type Once, sweepOnce } from './fleet.js';
 import { healthSim, healthSimLine } from './healthSim.js';
@@ -17,8 +18,10 @@ const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '1000,10000' },
     nodes: { type: 'string', default: '1000x8' },
+    // live fleet sizes x ended runs beside them (issue 24), e.g. `--aged 1000,10000x20000`
+    aged: { type: 'string', default: '1000,10000x20000' },
     // e.g. `--only sentinel,bundles`: the cold-start figures without the sweeps' minutes of seeding.
-    only: { type: 'string', default: 'sweep,nodes,health,sentinel,bundles' },
+    only: { type: 'string', default: 'sweep,aged,nodes,health,sentinel,bundles' },
     'skip-bundles': { type: 'boolean' },
   },
 });
@@ -80,7 +83,8 @@ try {
       s3List: c(o, 'S3.ListObjectsV2'),
       s3Get: c(o, 'S3.GetObject'),
       ddbWru: (c(o, 'DynamoDB.PutItem') + c(o, 'DynamoDB.UpdateItem')) * recordWru,
-      ddbRru: (c(o, 'DynamoDB.Scan') ? o.bytes / 4096 / 2 : 0) + c(o, 'DynamoDB.GetItem'),
+      // The live partitions' Query bills the items it returns per 4 KB, halved; each request rounds up.
+      ddbRru: o.bytes / 4096 / 2 + 0.5 * (c(o, 'DynamoDB.Query') + c(o, 'DynamoDB.BatchGetItem')),
       lambdaSeconds: o.report.durationMs / 1000,
       memoryGb: MEMORY_GB,
     });
@@ -179,7 +183,7 @@ try {
     ] as const;
     console.log(`targets: ${checks.map(([t, ok]) => `${ok ? 'PASS' : 'MISS'} ${t}`).join('; ')}`);
     console.log(
-      `DynamoDB capacity from measured item sizes: record ~${fmt(refresh.bytes / Math.max(1, refresh.items) / 1024, 2)} KB per item -> ${recordWru} WRU per write; Scan ${fmt(refresh.bytes / 1024, 0)} KB -> ${fmt(refresh.bytes / 4096 / 2, 0)} RRU per sweep\n`,
+      `DynamoDB capacity from measured item sizes: record ~${fmt(refresh.bytes / Math.max(1, refresh.items) / 1024, 2)} KB per item -> ${recordWru} WRU per write; live partitions ${fmt(refresh.bytes / 1024, 0)} KB -> ${fmt(refresh.bytes / 4096 / 2, 0)} RRU per sweep\n`,
     );
   }
   if (sizes.length)
@@ -187,6 +191,10 @@ try {
       `prices (us-east-1 list): S3 LIST $${PRICES.s3ListPer1k}/1k, GET/HEAD $${PRICES.s3GetPer1k}/1k; DynamoDB on-demand $${PRICES.ddbWritePerMillionWru}/M WRU, $${PRICES.ddbReadPerMillionRru}/M RRU; Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests. Wall times are the emulator's (its Scan and LIST are far slower than AWS's), so the Lambda share of the cost is an upper bound.\n`,
     );
 
+  if (parts.has('aged') && values.aged) {
+    const [live, ended] = values.aged.split('x') as [string, string];
+    await benchAged(emulator.endpoint, live.split(',').map(Number), Number(ended));
+  }
   if (parts.has('nodes') && values.nodes && values.nodes !== '0') {
     const [runs, nodes] = values.nodes.split('x').map(Number) as [number, number];
     await benchMultiNode(emulator.endpoint, runs, nodes);
