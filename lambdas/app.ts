@@ -1,5 +1,4 @@
 import { type Clients, lambdaClients } from './adapters/clients.js';
-import { DynamoAckStore } from './adapters/dynamoAckStore.js';
 import { DynamoGroupStore } from './adapters/dynamoGroupStore.js';
 import { DynamoSilenceStore } from './adapters/dynamoSilenceStore.js';
 import { DynamoStateStore } from './adapters/dynamoStateStore.js';
@@ -17,9 +16,8 @@ export interface App<C extends Clients = Clients> {
   readonly clients: C;
   readonly runs: S3RunStore;
   readonly states: DynamoStateStore;
-  /** Silences and acknowledgements (on-call lifecycle; grouping is in `deps.oncall`). */
+  /** Silences (on-call lifecycle; grouping is in `deps.oncall`; `trainwatch ack` makes its own store). */
   readonly silences: DynamoSilenceStore;
-  readonly acks: DynamoAckStore;
   readonly deps: SweepDeps;
 }
 
@@ -46,7 +44,6 @@ export function createApp(env: Readonly<Record<string, string | undefined>>, cli
   const runs = new S3RunStore(config.bucket, config.prefix, c.s3, config.endedPrefix);
   const states = new DynamoStateStore(config.table, c.ddb, config.historyTtlDays, config.runRetentionDays);
   const silences = new DynamoSilenceStore(config.table, c.ddb);
-  const acks = new DynamoAckStore(config.table, c.ddb, config.historyTtlDays);
   const notifiers = buildNotifiers(config, { sns: c.sns, ssm: c.ssm, events: c.events });
   return {
     config,
@@ -54,7 +51,6 @@ export function createApp(env: Readonly<Record<string, string | undefined>>, cli
     runs,
     states,
     silences,
-    acks,
     deps: {
       runs,
       states,

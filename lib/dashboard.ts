@@ -26,7 +26,8 @@ export function createDashboard(scope: Construct, props: DashboardProps): cloudw
   const dashboard = new cloudwatch.Dashboard(scope, 'Dashboard', { defaultInterval: Duration.hours(6) });
   dashboard.addWidgets(
     new cloudwatch.GraphWidget({
-      title: 'Runs by state',
+      // Live runs: a run that ended (retention.endedAfter) leaves the sweep, and RunsEnded counts it once.
+      title: 'Runs by state (live runs)',
       stacked: true,
       width: 12,
       // Each sweep reports the current count per state: the latest value in the minute is the gauge.
@@ -42,6 +43,7 @@ export function createDashboard(scope: Construct, props: DashboardProps): cloudw
         trainwatchMetric('AlertsSent', { label: 'alerts sent' }),
         trainwatchMetric('AlertsFailed', { label: 'alerts failed' }),
         trainwatchMetric('RunErrors', { label: 'runs not evaluated' }),
+        trainwatchMetric('RunsEnded', { label: 'runs ended (files moved)' }),
       ],
     }),
   );

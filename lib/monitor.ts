@@ -19,9 +19,9 @@ import { commonEnvironment, remediationEnvironment } from './environment.js';
 import { WatchdogFunction } from './functions.js';
 import {
   createWriterPolicy,
+  grantEnding,
   grantPagerDutyKey,
   grantRemediation,
-  grantEnding,
   grantWatchdog,
   type RunResources,
 } from './grants.js';

@@ -1,4 +1,5 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { listEnded } from '../lambdas/adapters/dynamoEndedLog.js';
 import { type App, createApp } from '../lambdas/app.js';
 import type { RunRecord } from '../lambdas/core/record.js';
 import { evaluateSentinels } from '../lambdas/handlers/sentinel.js';
@@ -46,7 +47,7 @@ const SETTLED = new Set(['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'STALLED']);
 /** Every run the local mode made, live or ended: the live set plus the ended-runs log. */
 async function everyRun(app: App): Promise<RunRecord[]> {
   const live = await app.states.loadLive();
-  const ended = await app.states.listEnded(500, Date.now());
+  const ended = await listEnded(app.clients.ddb, app.config.table, 500, Date.now());
   const gone = await app.states.find(ended.map((e) => e.runId).filter((id) => !live.has(id)));
   return [...live.values(), ...gone.values()];
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DynamoAckStore } from '../../lambdas/adapters/dynamoAckStore.js';
 import { type App, createApp } from '../../lambdas/app.js';
 import { ConfigError } from '../../lambdas/core/errors.js';
 import { ALL_CHANNELS, ackLine, acknowledge, ackProblem } from '../../lambdas/core/oncall/index.js';
@@ -33,7 +34,12 @@ export async function ackRun(
     version: r.version + 1,
     errorType: r.errorType,
   };
-  await app.acks.acknowledge(r, ack, entry, flip);
+  await new DynamoAckStore(app.config.table, app.clients.ddb, app.config.historyTtlDays).acknowledge(
+    r,
+    ack,
+    entry,
+    flip,
+  );
   return `acknowledged ${runId} (${r.state}) as ${by}: reminders stop until its next transition; the next sweep announces it`;
 }
 

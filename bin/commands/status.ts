@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { EndedRun } from '../../lambdas/adapters/dynamoStateStore.js';
+import { type EndedRun, listEnded } from '../../lambdas/adapters/dynamoEndedLog.js';
 import { createApp } from '../../lambdas/app.js';
 import { formatDuration } from '../../lambdas/core/duration.js';
 import {
@@ -153,7 +153,7 @@ export async function run(args: string[]): Promise<number> {
       return 2;
     }
     const months = app.config.runRetentionDays > 0 ? Math.ceil(app.config.runRetentionDays / 28) + 1 : 24;
-    const ended = await app.states.listEnded(limit, now, months);
+    const ended = await listEnded(app.clients.ddb, app.config.table, limit, now, months);
     if (values.json) console.log(JSON.stringify(ended, null, 2));
     else console.log(ended.length ? endedTable(ended, now, app.config.bucket) : 'no ended runs');
     return 0;

@@ -38,7 +38,7 @@ export const liveKey = (runId: string) => ({ pk: `LIVE#${shardOf(runId)}`, sk: p
 /** Where an ended run's item is, beside its history: `RUN#<id>` / `STATE`. */
 export const endedKey = (runId: string) => ({ pk: pk(runId), sk: STATE });
 /** The ended-runs log, by month of ending: `ENDED#2026-11` / `<ended at ISO>#<id>` (`trainwatch status --ended`). */
-const endedLogKey = (runId: string, at: number) => {
+export const endedLogKey = (runId: string, at: number) => {
   const iso = new Date(at).toISOString();
   return { pk: `ENDED#${iso.slice(0, 7)}`, sk: `${iso}#${runId}` };
 };
@@ -50,17 +50,6 @@ function toItem(r: RunRecord): Record<string, unknown> {
 function fromItem(item: Record<string, unknown>): RunRecord {
   const { pk: _pk, sk: _sk, expiresAt: _e, ...rest } = item;
   return rest as unknown as RunRecord;
-}
-
-/** One line of the ended-runs log: what `trainwatch status --ended` lists, newest first. */
-export interface EndedRun {
-  readonly runId: string;
-  readonly state: string;
-  readonly reason: string;
-  readonly errorType?: string | null;
-  readonly attempt: number;
-  readonly endedAt: number;
-  readonly folder: string;
 }
 
 /** A history entry's sort key: newest last, so a reverse Query reads the latest first. */
@@ -162,33 +151,12 @@ export class DynamoStateStore implements StateStore {
   }
 
   async revive(next: RunRecord, expectedVersion: number): Promise<boolean> {
-    if (next.ended) throw new Error(`revive: run ${next.runId} would still be ended`);
-    try {
-      await this.ddb.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: this.table,
-                Key: endedKey(next.runId),
-                ...versionIs(expectedVersion),
-              },
-            },
-            {
-              Put: {
-                TableName: this.table,
-                Item: toItem({ ...next, version: expectedVersion + 1 }),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-          ],
-        }),
-      );
-      return true;
-    } catch (e) {
-      if (e instanceof TransactionCanceledException) return false;
-      throw e;
-    }
+    return this.move(endedKey(next.runId), expectedVersion, [
+      {
+        Item: toItem({ ...next, ended: undefined, version: expectedVersion + 1 }),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    ]);
   }
 
   /**
@@ -197,72 +165,63 @@ export class DynamoStateStore implements StateStore {
    * transition. Billed once per ending, never per sweep.
    */
   async end(r: RunRecord, ended: Ended, flip: Flip): Promise<boolean> {
-    const expiresAt =
-      this.runRetentionDays > 0 ? Math.floor(ended.at / 1000) + this.runRetentionDays * 86_400 : undefined;
-    const record: RunRecord = { ...r, ended, version: r.version + 1, updatedAt: ended.at };
-    const line: EndedRun = {
-      runId: r.runId,
-      state: r.state,
-      reason: r.reason,
-      errorType: r.errorType ?? null,
-      attempt: r.attempt,
-      endedAt: ended.at,
-      folder: ended.folder,
-    };
+    const ttl =
+      this.runRetentionDays > 0
+        ? { expiresAt: Math.floor(ended.at / 1000) + this.runRetentionDays * 86_400 }
+        : {};
+    const { runId, state, reason, attempt } = r;
+    const moved = await this.move(liveKey(runId), r.version, [
+      {
+        Item: {
+          ...endedKey(runId),
+          ...r,
+          ended,
+          version: r.version + 1,
+          updatedAt: ended.at,
+          locks: {},
+          ...ttl,
+        },
+      },
+      {
+        Item: {
+          ...endedLogKey(runId, ended.at),
+          ...{
+            runId,
+            state,
+            reason,
+            attempt,
+            errorType: r.errorType ?? null,
+            endedAt: ended.at,
+            folder: ended.folder,
+          },
+          ...ttl,
+        },
+      },
+    ]);
+    if (moved) await this.putFlip(flip);
+    return moved;
+  }
+
+  /** Deletes the item at `from` if its version is `version` and puts `puts`, all or nothing. */
+  private async move(
+    from: Record<string, string>,
+    version: number,
+    puts: { Item: Record<string, unknown>; ConditionExpression?: string }[],
+  ): Promise<boolean> {
     try {
       await this.ddb.send(
         new TransactWriteCommand({
           TransactItems: [
-            { Delete: { TableName: this.table, Key: liveKey(r.runId), ...versionIs(r.version) } },
-            {
-              Put: {
-                TableName: this.table,
-                Item: { ...endedKey(r.runId), ...record, locks: {}, ...(expiresAt ? { expiresAt } : {}) },
-              },
-            },
-            {
-              Put: {
-                TableName: this.table,
-                Item: { ...endedLogKey(r.runId, ended.at), ...line, ...(expiresAt ? { expiresAt } : {}) },
-              },
-            },
+            { Delete: { TableName: this.table, Key: from, ...versionIs(version) } },
+            ...puts.map((p) => ({ Put: { TableName: this.table, ...p } })),
           ],
         }),
       );
+      return true;
     } catch (e) {
       if (e instanceof TransactionCanceledException) return false;
       throw e;
     }
-    await this.putFlip(flip);
-    return true;
-  }
-
-  /** The ended-runs log, newest first, at most `limit` lines, looking back at most `months` months. */
-  async listEnded(limit: number, now: number, months = 4): Promise<EndedRun[]> {
-    const out: EndedRun[] = [];
-    const d = new Date(now);
-    for (let m = 0; m < months && out.length < limit; m++) {
-      const month = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - m, 1)).toISOString().slice(0, 7);
-      let start: Record<string, unknown> | undefined;
-      do {
-        const res = await this.ddb.send(
-          new QueryCommand({
-            TableName: this.table,
-            KeyConditionExpression: 'pk = :p',
-            ExpressionAttributeValues: { ':p': `ENDED#${month}` },
-            ScanIndexForward: false,
-            Limit: limit - out.length,
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const i of res.Items ?? []) {
-          const { pk: _p, sk: _s, expiresAt: _e, ...line } = i;
-          out.push(line as unknown as EndedRun);
-        }
-        start = res.LastEvaluatedKey;
-      } while (start && out.length < limit);
-    }
-    return out;
   }
 
   private async putFlip(flip: Flip): Promise<void> {

@@ -41,6 +41,7 @@ function publish(r: SweepReport): void {
   metrics.addMetric('AlertsSent', MetricUnit.Count, r.alertsSent);
   metrics.addMetric('AlertsFailed', MetricUnit.Count, r.alertsFailed);
   metrics.addMetric('RunErrors', MetricUnit.Count, r.errors.length);
+  metrics.addMetric('RunsEnded', MetricUnit.Count, r.ended);
   metrics.addMetric('SweepDuration', MetricUnit.Milliseconds, r.durationMs);
   metrics.publishStoredMetrics();
 }

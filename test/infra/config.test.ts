@@ -209,6 +209,12 @@ describe('construct props', () => {
     ],
     [{ alertEmails: ['not-an-email'] }, 'alertEmails "not-an-email" is not an email address'],
     [{ remediation: { ssmOutputPrefix: 'training-runs/ssm' } }, 'must not overlap the run prefix'],
+    [
+      { endedPrefix: 'training-runs/ended' },
+      'endedPrefix "training-runs/ended" must not overlap the run prefix',
+    ],
+    [{ prefix: 'runs', endedPrefix: 'runs' }, 'must not overlap the run prefix'],
+    [{ endedPrefix: 'trainwatch-ssm-output' }, 'must not overlap remediation.ssmOutputPrefix'],
     [{ remediation: { restartCommands: { '*': 'x'.repeat(3000) } } }, 'Lambda environment limit'],
     [{ sweepTimeout: Duration.minutes(20) }, 'sweepTimeout must be from 10 seconds to 15 minutes'],
     [{ concurrency: 0 }, 'concurrency must be an integer from 1 to 256'],

@@ -116,7 +116,14 @@ describe('dashboard', () => {
   });
 
   it('graphs transitions, alerts sent and failed, and sweep duration from the custom metrics', () => {
-    for (const name of ['Transitions', 'AlertsSent', 'AlertsFailed', 'RunErrors', 'SweepDuration'])
+    for (const name of [
+      'Transitions',
+      'AlertsSent',
+      'AlertsFailed',
+      'RunErrors',
+      'RunsEnded',
+      'SweepDuration',
+    ])
       expect(body).toContain(`\\"Trainwatch\\",\\"${name}\\"`);
   });
 

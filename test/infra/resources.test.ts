@@ -29,7 +29,7 @@ describe('heartbeat bucket', () => {
     });
   });
 
-  it('expires old runs under the prefix and old heartbeat versions after a day', () => {
+  it('expires old runs under the prefix and under the ended prefix, and old heartbeat versions after a day', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: {
         Rules: Match.arrayWith([
@@ -41,6 +41,12 @@ describe('heartbeat bucket', () => {
           Match.objectLike({
             Id: 'old-runs',
             Prefix: 'training-runs/',
+            ExpirationInDays: 90,
+            Status: 'Enabled',
+          }),
+          Match.objectLike({
+            Id: 'ended-runs',
+            Prefix: 'trainwatch-ended/',
             ExpirationInDays: 90,
             Status: 'Enabled',
           }),

@@ -3,6 +3,7 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listEnded } from '../../lambdas/adapters/dynamoEndedLog.js';
 import { endedKey, liveKey } from '../../lambdas/adapters/dynamoStateStore.js';
 import type { App } from '../../lambdas/app.js';
 import { evaluateSentinels } from '../../lambdas/handlers/sentinel.js';
@@ -78,10 +79,18 @@ describe('a run that ended', () => {
     expect(moved).toEqual(before.map((k) => k.replace('training-runs/done-1/', r.ended!.folder)));
     expect(await body(app, `${r.ended!.folder}eval/results.json`)).toBe('{"acc": 0.91}');
     expect((await app.states.loadLive()).has('done-1')).toBe(false);
+    // The ended item expires with the files (retention.runsDays, 90 by default).
+    const item = await app.clients.ddb.send(
+      new (await import('@aws-sdk/lib-dynamodb')).GetCommand({
+        TableName: app.config.table,
+        Key: endedKey('done-1'),
+      }),
+    );
+    expect(item.Item!.expiresAt).toBe(Math.floor((now + 11 * MIN) / 1000) + 90 * 86_400);
     expect((await app.states.history('done-1')).map((f) => f.reason)[0]).toBe(
       `ended: 7 file(s) moved to ${r.ended!.folder}`,
     );
-    expect(await app.states.listEnded(10, now + 11 * MIN)).toEqual([
+    expect(await listEnded(app.clients.ddb, app.config.table, 10, now + 11 * MIN)).toEqual([
       expect.objectContaining({ runId: 'done-1', state: 'SUCCEEDED', folder: r.ended!.folder }),
     ]);
 
@@ -178,7 +187,23 @@ describe('a run that ended', () => {
     expect((await app.states.history('twice')).filter((f) => f.reason.startsWith('ended:'))).toHaveLength(1);
   });
 
-  it('a live run whose folder is gone (deleted, or moved by an ending whose record write failed) ends too', async () => {
+  it('a finished run whose files are gone (moved by an ending whose record write failed) ends without files', async () => {
+    await t.put('moved', 'metadata', metadata('moved'));
+    await t.put('moved', 'complete', '{}');
+    const app = t.app();
+    const now = Date.now();
+    await runSweep(app, now);
+    // What an ending that moved every file and then lost its record write leaves behind.
+    await app.runs.moveToEnded('moved', 'crashed');
+    expect((await runSweep(app, now + 5 * MIN)).ended).toBe(0); // still within the grace period
+    const later = await runSweep(app, now + 11 * MIN);
+    expect(later.ended).toBe(1);
+    expect(later.transitions).toEqual([]);
+    expect((await app.states.get('moved'))!.ended).toMatchObject({ files: 0, folder: '' });
+    expect((await app.states.history('moved'))[0]!.reason).toBe('ended: no files left under the run prefix');
+  });
+
+  it('a running run whose folder vanished is still judged: TIMED_OUT with its alert, not ended in silence', async () => {
     await t.put('vanished', 'metadata', metadata('vanished'));
     const app = t.app();
     const now = Date.now();
@@ -189,11 +214,10 @@ describe('a run that ended', () => {
         Key: 'training-runs/vanished/metadata.json',
       }),
     );
-    expect((await runSweep(app, now + MIN)).ended).toBe(1);
-    expect((await app.states.get('vanished'))!.ended).toMatchObject({ files: 0, folder: '' });
-    expect((await app.states.history('vanished'))[0]!.reason).toBe(
-      'ended: no files left under the run prefix',
-    );
+    const late = await runSweep(app, now + 20 * MIN);
+    expect(late.transitions).toEqual([{ runId: 'vanished', from: 'RUNNING', to: 'TIMED_OUT' }]);
+    expect(late.ended).toBe(0);
+    expect((await runSweep(app, now + 31 * MIN)).ended).toBe(1);
   });
 
   it('keeps an unacknowledged FAILED run live while reminders are on', async () => {

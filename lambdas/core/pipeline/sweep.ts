@@ -5,7 +5,7 @@ import type { StateStore } from '../ports.js';
 import type { RunRecord } from '../record.js';
 import { ALL_STATES, type RunState } from '../states.js';
 import { type CheckDeps, checkRun, type RunOutcome } from './checkRun.js';
-import { type EndingSettings, endRun, revived, stayLive } from './ending.js';
+import { ENDING_STATES, type EndingSettings, endRun, revived, stayLive } from './ending.js';
 import { splitPoints } from './ranges.js';
 import { outcome } from './runOutcome.js';
 /** What one sweep saw and did. */
@@ -34,7 +34,6 @@ export function summarise(
   at: number,
   outcomes: readonly RunOutcome[],
   ignoredKeys: SweepSummary['ignoredKeys'] = [],
-  gone: readonly RunOutcome[] = [],
 ): SweepSummary {
   const byState = Object.fromEntries(ALL_STATES.map((s) => [s, 0])) as Record<RunState, number>;
   for (const o of outcomes) byState[o.state]++;
@@ -52,7 +51,7 @@ export function summarise(
     conflicts: outcomes.filter((o) => o.conflict).length,
     writes: outcomes.filter((o) => o.wrote).length,
     skipped: outcomes.filter((o) => o.skipped).length,
-    ended: [...outcomes, ...gone].filter((o) => o.ended).length,
+    ended: outcomes.filter((o) => o.ended).length,
     errors: outcomes.filter((o) => o.error !== undefined).map((o) => ({ runId: o.runId, error: o.error! })),
     ignoredKeys,
     degraded,
@@ -94,6 +93,19 @@ async function endIfDue(d: SweepDeps, o: RunOutcome, stored: RunRecord, now: num
 }
 
 /**
+ * A live run with no file left under its prefix. One that had finished ends (its files moved already,
+ * or were deleted); any other is checked as a run with no files, so a restart that never produced a
+ * heartbeat times out and a running run whose folder vanished goes TIMED_OUT, with its alert.
+ */
+async function folderGone(d: SweepDeps, r: RunRecord, now: number): Promise<RunOutcome> {
+  if (!ENDING_STATES.has(r.state))
+    return checkRun(d, { runId: r.runId, files: {}, firstSeenAt: r.firstSeenAt }, r, now);
+  if (!d.ending || stayLive(r, now, d.ending, d.oncall) !== undefined) return outcome(r);
+  const ended = await endRun(d, r, now, false).catch(() => 'conflict' as const);
+  return { ...outcome(r), ended: ended === 'ended', conflict: ended === 'conflict' };
+}
+
+/**
  * One sweep: the live runs from the state table (never the ended ones it keeps), their files from LIST
  * ranges run in parallel; a listed run the live set lacks is new, or an ended run a new attempt brought
  * back. Every run is checked with bounded concurrency; runs with nothing left to do end.
@@ -114,11 +126,8 @@ export async function sweep(deps: SweepDeps, now: number): Promise<SweepSummary>
   // Live runs whose folder is empty: moved by an ending whose record write failed, deleted, or expired.
   const listed = new Set(listing.runs.map((r) => r.runId));
   const gone = deps.ending ? [...live.values()].filter((r) => !listed.has(r.runId)) : [];
-  const goneOutcomes = await mapLimit(gone, deps.concurrency, async (r) => {
-    const ended = await endRun(d, r, now, false).catch(() => 'conflict' as const);
-    return { ...outcome(r), ended: ended === 'ended', conflict: ended === 'conflict' };
-  });
-  const summary = summarise(now, outcomes, listing.ignored, goneOutcomes);
+  const goneOutcomes = await mapLimit(gone, deps.concurrency, (r) => folderGone(d, r, now));
+  const summary = summarise(now, [...outcomes, ...goneOutcomes], listing.ignored);
   // on-call hook: grouped alerts, then the summaries of silences that ended
   return finishSweep(d, summary, new Map([...notLive, ...live]), outcomes, now);
 }
