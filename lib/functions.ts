@@ -37,7 +37,11 @@ export const BUNDLING: nodejs.BundlingOptions = {
   // The nodejs22.x runtime provides SDK v3; bundling it would add megabytes and cold-start time.
   externalModules: ['@aws-sdk/*'],
   // The stack passes policies and profiles as JSON: a JSON reader stands in for the YAML parser (-112 KB).
-  esbuildArgs: { '--alias': 'yaml=./lambdas/adapters/jsonAsYaml.ts' },
+  // The Slack client runs with no retries (the outbox retries): one attempt stands in for p-retry (-4.4 KB).
+  esbuildArgs: {
+    '--alias:yaml': './lambdas/adapters/jsonAsYaml.ts',
+    '--alias:p-retry': './lambdas/adapters/slackOneAttempt.ts',
+  },
   banner: "import{createRequire as __twRequire}from'node:module';const require=__twRequire(import.meta.url);",
   forceDockerBundling: false,
 };
