@@ -305,48 +305,50 @@ async function endingCost(endpoint: string, bucket: string, n: number) {
   return { ended: ending.report as unknown as { ended: number }, per, wru, dollars };
 }
 
-/** The figures of issue 24: fresh and aged fleets side by side, an ending's cost, and a model at 100,000 ended. */
+/**
+ * The figures of issue 24. For each size, two fleets of the same live runs on the same emulator: fresh
+ * (its own bucket and table, nothing else kept) and aged (a bucket and table that also hold the ended
+ * runs). Their sweeps alternate (warm, warm, refresh, refresh), so the emulator's own slowdown with what it
+ * holds weighs on both alike.
+ */
 export async function benchAged(
   endpoint: string,
   sizes: readonly number[],
   endedRuns: number,
 ): Promise<void> {
-  const bucket = `bench-aged-${Date.now() % 100000}`;
+  const stamp = Date.now() % 100000;
+  const [freshBucket, agedBucket] = [`bench-fresh-${stamp}`, `bench-aged-${stamp}`];
   const results: { n: number; fresh: Figures; aged: Figures; pageMs: number }[] = [];
-  let endedSeeded = false;
   let endedObjects = 0;
-  for (const n of sizes) {
+  for (const [i, n] of sizes.entries()) {
     const prefix = `fleet-${n}`;
-    const { env, app } = await liveFleet(endpoint, bucket, `${bucket}-${n}`, prefix);
     const t0 = performance.now();
-    await seed(app.clients.s3, bucket, prefix, n);
+    const fleets = [
+      await liveFleet(endpoint, freshBucket, `${freshBucket}-${n}`, prefix),
+      await liveFleet(endpoint, agedBucket, `${agedBucket}-${n}`, prefix),
+    ];
     const now = Date.now();
-    const once = (at: number) => sweepOnce(env, at, 30 * 60_000);
-    await once(now); // every run seen once (cold)
-    const ranges = splitPoints((await app.states.loadLive()).values()).length + 1;
-    const fresh = figures(
-      await once(now + 60_000),
-      await advanceThen(app, bucket, prefix, n, () => once(now + K * 60_000 + 1000)),
-      n,
-      ranges,
-    );
-    // Age the fleet: what months of ended runs leave behind, in the same bucket and table.
+    for (const { app } of fleets) await seed(app.clients.s3, app.config.bucket, prefix, n);
+    for (const { env } of fleets) await sweepOnce(env, now, 30 * 60_000); // every run seen once (cold)
+    const aged = fleets[1]!.app;
     const t1 = performance.now();
-    if (!endedSeeded) {
-      endedObjects = await seedEndedFiles(app.clients.s3, bucket, endedRuns);
-      endedSeeded = true;
-    }
-    const items = await seedEndedItems(app.clients.ddb, app.config.table, endedRuns, now - 30 * 86_400_000);
+    if (i === 0) endedObjects = await seedEndedFiles(aged.clients.s3, agedBucket, endedRuns);
+    const items = await seedEndedItems(aged.clients.ddb, aged.config.table, endedRuns, now - 30 * 86_400_000);
     console.log(
-      `   ${n.toLocaleString()} live runs seeded and swept in ${((t1 - t0) / 1000).toFixed(0)} s; ${endedRuns.toLocaleString()} ended runs (${endedObjects.toLocaleString()} objects, ${items.toLocaleString()} items) added in ${((performance.now() - t1) / 1000).toFixed(0)} s`,
+      `   ${n.toLocaleString()} live runs, twice, seeded and swept in ${((t1 - t0) / 1000).toFixed(0)} s; ${endedRuns.toLocaleString()} ended runs (${endedObjects.toLocaleString()} objects, ${items.toLocaleString()} items) beside one of them, added in ${((performance.now() - t1) / 1000).toFixed(0)} s`,
     );
-    const aged = figures(
-      await once(now + (K + 1) * 60_000 + 1000),
-      await advanceThen(app, bucket, prefix, n, () => once(now + 2 * K * 60_000 + 2000)),
+    const ranges = splitPoints((await aged.states.loadLive()).values()).length + 1;
+    const warm = [];
+    for (const { env } of fleets) warm.push(await sweepOnce(env, now + 60_000, 30 * 60_000));
+    for (const { app } of fleets) await advanceHealthy(app.clients.s3, app.config.bucket, prefix, n);
+    const refresh = [];
+    for (const { env } of fleets) refresh.push(await sweepOnce(env, now + K * 60_000 + 1000, 30 * 60_000));
+    results.push({
       n,
-      ranges,
-    );
-    results.push({ n, fresh, aged, pageMs: await pageMs(app.clients.s3, bucket, prefix) });
+      fresh: figures(warm[0]!, refresh[0]!, n, ranges),
+      aged: figures(warm[1]!, refresh[1]!, n, ranges),
+      pageMs: await pageMs(aged.clients.s3, agedBucket, prefix),
+    });
   }
 
   const cols = results.flatMap((r) => [`fresh ${r.n / 1000}k`, `aged ${r.n / 1000}k`]);
@@ -408,7 +410,7 @@ export async function benchAged(
     );
   }
 
-  const e = await endingCost(endpoint, bucket, 200);
+  const e = await endingCost(endpoint, freshBucket, 200);
   console.log(
     `one-time cost of an ending (200 runs of 5 files, ${e.ended.ended} ended in one sweep): per run ${e.per.list.toFixed(2)} LIST + ${e.per.copy.toFixed(2)} COPY + ${e.per.del.toFixed(2)} DELETE (free), ${e.per.transact.toFixed(2)} DynamoDB transaction (3 items) + ${e.per.put.toFixed(2)} history put = ~${e.wru.toFixed(1)} WRU -> $${e.dollars.toFixed(7)} per run; the copies also store the files twice until the versioned bucket's noncurrent versions expire (1 day)`,
   );

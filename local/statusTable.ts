@@ -13,7 +13,9 @@ export function statusTable(records: readonly RunRecord[], width = 60): string {
           ? ''
           : `${progressBar(r.step, r.totalSteps, 12)} ${r.step}/${r.totalSteps ?? '?'}`;
       const eta = r.state === 'RUNNING' ? etaMs(r) : undefined;
-      const reason = r.reason.length > width ? `${r.reason.slice(0, width - 1)}…` : r.reason;
+      // An ended run's files moved under the ended prefix: say so first (README "Ended runs").
+      const said = r.ended ? `ended, files in ${r.ended.folder || '(none)'}; ${r.reason}` : r.reason;
+      const reason = said.length > width ? `${said.slice(0, width - 1)}…` : said;
       return [
         r.runId,
         r.state + (r.errorType ? ` (${r.errorType})` : ''),
