@@ -10,7 +10,7 @@ import {
 import { type ObjectInfo, type RunFiles, RunGrouper, runKey } from '../core/listing.js';
 import { mapLimit } from '../core/mapLimit.js';
 import type { MovedFiles, RunStore } from '../core/ports.js';
-import { nodeFile, RunFile, type RunFileName } from '../core/protocol/files.js';
+import { nodeFile, nodeKeyOf, RunFile, type RunFileName, runFileOf } from '../core/protocol/files.js';
 import { assertRunId } from '../core/protocol/runId.js';
 
 /** Requests in flight while one run's files move to its ended folder. */
@@ -118,11 +118,24 @@ export class S3RunStore implements RunStore {
    * included) is copied to the ended folder if its ETag is still the one listed, then deleted if it
    * still is. One LIST, then one COPY (a PUT-class request) and one DELETE (free) per object.
    */
-  async moveToEnded(runId: string, stamp: string): Promise<MovedFiles> {
+  async moveToEnded(runId: string, stamp: string, seen?: RunFiles): Promise<MovedFiles> {
     const from = runKey(this.prefix, runId);
     const folder = this.endedFolder(runId, stamp);
     const listed: ObjectInfo[] = [];
     await this.objects(from, (o) => listed.push(o));
+    // What the sweep judged, by key: a protocol or node file it did not see is news to judge first.
+    const judged =
+      seen &&
+      new Map([
+        ...Object.values(seen.files).map((o) => [o.key, o.etag] as const),
+        ...(seen.nodes ?? []).map((n) => [`${from}${nodeFile(n.rank)}`, n.etag] as const),
+      ]);
+    const isNews = (o: ObjectInfo) => {
+      const path = o.key.slice(from.length);
+      return judged !== undefined && (runFileOf(path) || nodeKeyOf(path)?.ok) && judged.get(o.key) !== o.etag;
+    };
+    const news = listed.filter(isNews).map((o) => o.key);
+    if (news.length) return { folder, moved: 0, changed: news }; // judged first, by the next check
     const changed: string[] = [];
     let moved = 0;
     await mapLimit(listed, MOVE_CONCURRENCY, async (o) => {

@@ -30,9 +30,11 @@ export interface RunStore {
   /**
    * Moves every file under the run's folder to its ended folder, named by `stamp`: each is copied only
    * while its ETag is the one listed and deleted only while it still is, so a writer starting a new
-   * attempt meanwhile loses nothing (what it wrote stays, and is reported in `changed`).
+   * attempt meanwhile loses nothing (what it wrote stays, and is reported in `changed`). A protocol or
+   * node file that `seen` (the sweep's view of the run) lacks, or saw with another ETag, is news the
+   * sweep has not judged: it stays too, in `changed`.
    */
-  moveToEnded(runId: string, stamp: string): Promise<MovedFiles>;
+  moveToEnded(runId: string, stamp: string, seen?: RunFiles): Promise<MovedFiles>;
 }
 
 /**

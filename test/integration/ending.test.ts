@@ -174,6 +174,42 @@ describe('a run that ended', () => {
     expect(next.transitions).toEqual([{ runId: 'racer', from: 'SUCCEEDED', to: 'RUNNING' }]);
   });
 
+  it('leaves an _error that appears during the ending for the next sweep to judge: alerted, not moved unseen', async () => {
+    await completedRun('news');
+    const app = t.app();
+    const now = Date.now();
+    await runSweep(app, now);
+    // The _error lands after the sweep's LIST and before the move lists the run's folder.
+    let written = false;
+    app.clients.s3.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { Prefix?: string };
+        if (
+          !written &&
+          context.commandName === 'ListObjectsV2Command' &&
+          input.Prefix === 'training-runs/news/'
+        ) {
+          written = true;
+          await t.put('news', 'error', 'RuntimeError: evaluation crashed after the run completed');
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'lateError' },
+    );
+    const ending = await runSweep(app, now + 11 * MIN);
+    expect(written).toBe(true);
+    expect(ending.ended).toBe(0);
+    // Nothing moved: the run is judged whole by the next sweep (`_complete` still wins over `_error`).
+    expect(await keys(app, 'training-runs/news/')).toHaveLength(8);
+    expect(await keys(app, 'trainwatch-ended/news/')).toEqual([]);
+    const next = await runSweep(t.app(), now + 12 * MIN);
+    expect(next.ended).toBe(0); // the _error was read first; the run ends at the sweep after
+    expect((await app.states.get('news'))!.errorMessage).toBe(
+      'RuntimeError: evaluation crashed after the run completed',
+    );
+    expect((await runSweep(t.app(), now + 13 * MIN)).ended).toBe(1);
+  });
+
   it('ends once when two sweeps race to end it: one history line, every file in one folder', async () => {
     await completedRun('twice');
     const now = Date.now();

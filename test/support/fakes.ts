@@ -85,7 +85,7 @@ export class FakeRunStore implements RunStore {
     return tailBytes !== undefined && body.length > tailBytes ? body.subarray(body.length - tailBytes) : body;
   }
 
-  async moveToEnded(runId: string, stamp: string): Promise<MovedFiles> {
+  async moveToEnded(runId: string, stamp: string, _seen?: RunFiles): Promise<MovedFiles> {
     const from = `${this.prefix}/${runId}/`;
     const folder = `trainwatch-ended/${runId}/${stamp}/`;
     const listed = [...this.objects.values()].filter((o) => o.info.key.startsWith(from)).map((o) => o.info);

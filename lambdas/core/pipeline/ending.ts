@@ -1,6 +1,8 @@
 // Ending: a run that can no longer change state leaves what every sweep reads. Its files move out of the
 // swept prefix (RunStore.moveToEnded) and then its record out of the live set (StateStore.end), in that
 // order: a crash in between leaves a live record whose files are gone, which the next sweep ends.
+
+import type { RunFiles } from '../listing.js';
 import { currentAck } from '../oncall/ack.js';
 import type { Oncall } from '../oncall/route.js';
 import { covers, isActive, needsSummary } from '../oncall/silence.js';
@@ -62,10 +64,11 @@ export async function endRun(
   deps: { readonly runs: RunStore; readonly states: StateStore },
   r: RunRecord,
   now: number,
-  hasFiles = true,
+  seen?: RunFiles,
 ): Promise<EndResult> {
-  const moved = hasFiles
-    ? await deps.runs.moveToEnded(r.runId, endingStamp(r))
+  const hasFiles = seen !== undefined;
+  const moved = seen
+    ? await deps.runs.moveToEnded(r.runId, endingStamp(r), seen)
     : { folder: '', moved: 0, changed: [] };
   if (moved.changed.length > 0) return 'changed';
   const ended = { at: now, folder: moved.folder, files: moved.moved };

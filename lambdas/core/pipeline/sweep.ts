@@ -1,4 +1,5 @@
 import { HEALTH_FINDING_KINDS } from '../health/types.js';
+import type { RunFiles } from '../listing.js';
 import { mapLimit } from '../mapLimit.js';
 import { finishSweep, startSweep } from '../oncall/sweepHooks.js';
 import type { StateStore } from '../ports.js';
@@ -79,12 +80,18 @@ export async function bringBack(
  * Ends a run whose check changed nothing when nothing more can happen to it (pipeline/ending.ts): its
  * files leave the swept prefix and its record the live set, so no later sweep reads either.
  */
-async function endIfDue(d: SweepDeps, o: RunOutcome, stored: RunRecord, now: number): Promise<RunOutcome> {
+async function endIfDue(
+  d: SweepDeps,
+  o: RunOutcome,
+  stored: RunRecord,
+  run: RunFiles,
+  now: number,
+): Promise<RunOutcome> {
   if (!d.ending || o.wrote || o.conflict || o.error !== undefined || o.skipped || stored.version === 0)
     return o;
   if (stayLive(stored, now, d.ending, d.oncall) !== undefined) return o;
   try {
-    const r = await endRun(d, stored, now);
+    const r = await endRun(d, stored, now, run);
     return r === 'ended' ? { ...o, ended: true } : r === 'conflict' ? { ...o, conflict: true } : o;
   } catch (e) {
     // The files that moved are safe in the ended folder; the rest, and the record, are retried next sweep.
@@ -101,7 +108,7 @@ async function folderGone(d: SweepDeps, r: RunRecord, now: number): Promise<RunO
   if (!ENDING_STATES.has(r.state))
     return checkRun(d, { runId: r.runId, files: {}, firstSeenAt: r.firstSeenAt }, r, now);
   if (!d.ending || stayLive(r, now, d.ending, d.oncall) !== undefined) return outcome(r);
-  const ended = await endRun(d, r, now, false).catch(() => 'conflict' as const);
+  const ended = await endRun(d, r, now).catch(() => 'conflict' as const);
   return { ...outcome(r), ended: ended === 'ended', conflict: ended === 'conflict' };
 }
 
@@ -121,7 +128,7 @@ export async function sweep(deps: SweepDeps, now: number): Promise<SweepSummary>
     const stored = live.get(run.runId) ?? (await bringBack(deps.states, notLive.get(run.runId)));
     if (stored === null) return { ...outcome(notLive.get(run.runId)!), conflict: true };
     const o = await checkRun(d, run, stored, now);
-    return stored ? endIfDue(d, o, stored, now) : o;
+    return stored ? endIfDue(d, o, stored, run, now) : o;
   });
   // Live runs whose folder is empty: moved by an ending whose record write failed, deleted, or expired.
   const listed = new Set(listing.runs.map((r) => r.runId));
