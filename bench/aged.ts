@@ -5,15 +5,13 @@
 import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { endedKey, flipSortKey, pk } from '../lambdas/adapters/dynamoStateStore.js';
-import { createApp } from '../lambdas/app.js';
 import { mapLimit } from '../lambdas/core/mapLimit.js';
 import { splitPoints } from '../lambdas/core/pipeline/ranges.js';
 import type { Flip, RunRecord } from '../lambdas/core/record.js';
-import { awsClients } from '../local/awsClients.js';
-import { setupLocal } from '../local/setup.js';
-import { emulatorEnv, type Once, sweepOnce } from './fleet.js';
+import { fleet, type Once, sweepOnce } from './fleet.js';
 import { PRICES, perRunMonth, SWEEPS_PER_MONTH, sweepCost } from './prices.js';
 import { advanceHealthy, seed } from './seed.js';
+import { count, steadyUsage, sweepUsage, wruPerWrite } from './usage.js';
 
 const STALL_MIN = 30;
 const K = STALL_MIN / 2;
@@ -202,20 +200,9 @@ function endedItemBytes(n: number): number {
   return Math.round(bytes / Math.min(n, 100));
 }
 
-/** One measured fleet: its environment and app on the emulator (shared bucket, own prefix and table). */
-async function liveFleet(endpoint: string, bucket: string, name: string, prefix: string) {
-  const env = {
-    ...emulatorEnv(endpoint, bucket),
-    TRAINWATCH_TABLE: name,
-    TRAINWATCH_PREFIX: prefix,
-    TRAINWATCH_STALE_AFTER: '2h',
-    TRAINWATCH_STARTUP_GRACE: '2h',
-    TRAINWATCH_STALL_AFTER: `${STALL_MIN}m`,
-  };
-  const app = createApp(env, awsClients({ region: 'us-east-1', endpoint }));
-  await setupLocal(app.config, app.clients);
-  return { env, app };
-}
+/** One measured fleet: its environment and app on the emulator (its own table, a bucket and a prefix). */
+const liveFleet = (endpoint: string, bucket: string, name: string, prefix: string) =>
+  fleet(endpoint, name, STALL_MIN, { bucket, prefix });
 
 interface Figures {
   s3PerRun: number;
@@ -231,24 +218,11 @@ interface Figures {
 
 /** Steady state (14 warm sweeps + 1 refresh per 15 minutes) from one warm and one refresh sweep. */
 function figures(warm: Once, refresh: Once, n: number, ranges: number): Figures {
-  const c = (o: Once, k: string) => o.counts[k] ?? 0;
-  const wruPerWrite = Math.max(1, Math.ceil(refresh.bytes / Math.max(1, refresh.items) / 1024));
-  const use = (o: Once) => ({
-    s3List: c(o, 'S3.ListObjectsV2'),
-    s3Get: c(o, 'S3.GetObject'),
-    ddbWru: (c(o, 'DynamoDB.PutItem') + c(o, 'DynamoDB.UpdateItem')) * wruPerWrite,
-    // A Query bills the items it returns, per 4 KB, halved (eventually consistent); each rounds up.
-    ddbRru: o.bytes / 4096 / 2 + 0.5 * c(o, 'DynamoDB.Query') + 0.5 * c(o, 'DynamoDB.BatchGetItem'),
-    lambdaSeconds: o.report.durationMs / 1000,
-    memoryGb: MEMORY_GB,
-  });
-  const [w, r] = [use(warm), use(refresh)];
-  const steady = Object.fromEntries(
-    Object.keys(w).map((k) => [k, ((K - 1) * w[k as keyof typeof w] + r[k as keyof typeof r]) / K]),
-  ) as typeof w;
+  const wru = wruPerWrite(refresh);
+  const steady = steadyUsage(sweepUsage(warm, wru, MEMORY_GB), sweepUsage(refresh, wru, MEMORY_GB), K);
   return {
     s3PerRun: (steady.s3List + steady.s3Get) / n,
-    listPages: c(warm, 'S3.ListObjectsV2'),
+    listPages: count(warm, 'S3.ListObjectsV2'),
     ranges,
     rruPerRun: steady.ddbRru / n,
     wruPerRun: steady.ddbWru / n,
@@ -289,13 +263,12 @@ async function endingCost(endpoint: string, bucket: string, n: number) {
   await sweepOnce(env, now, 20 * 60_000);
   const before = await sweepOnce(env, now + 30 * 60_000, 20 * 60_000); // within the grace: a quiet sweep
   const ending = await sweepOnce(env, now + 61 * 60_000, 20 * 60_000);
-  const c = (o: Once, k: string) => o.counts[k] ?? 0;
-  const extra = (k: string) => (c(ending, k) - c(before, k)) / n;
+  const extra = (k: string) => (count(ending, k) - count(before, k)) / n;
   const per = {
     list: extra('S3.ListObjectsV2'),
-    copy: c(ending, 'S3.CopyObject') / n,
-    del: c(ending, 'S3.DeleteObject') / n,
-    transact: c(ending, 'DynamoDB.TransactWriteItems') / n,
+    copy: count(ending, 'S3.CopyObject') / n,
+    del: count(ending, 'S3.DeleteObject') / n,
+    transact: count(ending, 'DynamoDB.TransactWriteItems') / n,
     put: extra('DynamoDB.PutItem'),
   };
   // A transaction bills 2 WRU per item of up to 1 KB: the live item's delete, the ended item, the log line.
@@ -436,15 +409,4 @@ export async function benchAged(
     );
   }
   console.log('');
-}
-
-async function advanceThen(
-  app: ReturnType<typeof createApp>,
-  bucket: string,
-  prefix: string,
-  n: number,
-  then: () => Promise<Once>,
-) {
-  await advanceHealthy(app.clients.s3, bucket, prefix, n);
-  return then();
 }

@@ -26,10 +26,20 @@ export function emulatorEnv(endpoint: string, name: string) {
   };
 }
 
-/** A fleet's environment on the emulator, its bucket and table created; the app has every client. */
-export async function fleet(endpoint: string, name: string, stallMinutes: number) {
+/**
+ * A fleet's environment on the emulator, its bucket and table created; the app has every client. The
+ * table is `name`; so is the bucket unless `bucket` shares another fleet's, under its own `prefix`.
+ */
+export async function fleet(
+  endpoint: string,
+  name: string,
+  stallMinutes: number,
+  opts: { bucket?: string; prefix?: string } = {},
+) {
   const env = {
-    ...emulatorEnv(endpoint, name),
+    ...emulatorEnv(endpoint, opts.bucket ?? name),
+    TRAINWATCH_TABLE: name,
+    ...(opts.prefix ? { TRAINWATCH_PREFIX: opts.prefix } : {}),
     // Long stale and grace thresholds let us fast-forward `now` by 15 min without real waiting; request counts don't depend on them.
     TRAINWATCH_STALE_AFTER: '2h',
     TRAINWATCH_STARTUP_GRACE: '2h',

@@ -6,6 +6,7 @@ import { DEFAULT_HEALTH_SETTINGS } from '../lambdas/core/health/index.js';
 import { mapLimit } from '../lambdas/core/mapLimit.js';
 import { fleet, type Once, sweepOnce } from './fleet.js';
 import { PRICES, SWEEPS_PER_MONTH } from './prices.js';
+import { wruPerWrite } from './usage.js';
 
 const STALL_MIN = 30;
 const K = STALL_MIN / 2;
@@ -109,7 +110,7 @@ export async function benchMultiNode(endpoint: string, runs: number, nodes: numb
   );
   // Every sweep's cost shared by the nodes: S3 requests, DynamoDB writes (measured item size) and the
   // Lambda's time (the emulator's wall time: an upper bound), at 1 sweep a minute.
-  const wru = Math.max(1, Math.ceil(refresh.bytes / Math.max(1, refresh.items) / 1024));
+  const wru = wruPerWrite(refresh);
   const lambdaSeconds = cycle((o) => o.report.durationMs) / 1000;
   const perNodeMonth =
     (SWEEPS_PER_MONTH / n) *

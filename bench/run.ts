@@ -13,6 +13,7 @@ import { naiveSweep } from './naive.js';
 import { PRICES, perRunMonth, SWEEPS_PER_MONTH, sweepCost } from './prices.js';
 import { advanceHealthy, MIX, seed } from './seed.js';
 import { sentinelLatency } from './sentinelLatency.js';
+import { steadyUsage, sweepUsage, wruPerWrite } from './usage.js';
 
 const { values } = parseArgs({
   options: {
@@ -77,27 +78,9 @@ try {
     const naiveClients = awsClients({ region: 'us-east-1', endpoint: emulator.endpoint });
     const naive = await naiveSweep(naiveClients.s3, name, app.config.prefix, app.config.concurrency);
 
-    const c = (o: Once, k: string) => o.counts[k] ?? 0;
-    const recordWru = Math.max(1, Math.ceil(refresh.bytes / Math.max(1, refresh.items) / 1024));
-    const usage = (o: Once) => ({
-      s3List: c(o, 'S3.ListObjectsV2'),
-      s3Get: c(o, 'S3.GetObject'),
-      ddbWru: (c(o, 'DynamoDB.PutItem') + c(o, 'DynamoDB.UpdateItem')) * recordWru,
-      // The live partitions' Query bills the items it returns per 4 KB, halved; each request rounds up.
-      ddbRru: o.bytes / 4096 / 2 + 0.5 * (c(o, 'DynamoDB.Query') + c(o, 'DynamoDB.BatchGetItem')),
-      lambdaSeconds: o.report.durationMs / 1000,
-      memoryGb: MEMORY_GB,
-    });
-    const mixUsage = (a: ReturnType<typeof usage>, b: ReturnType<typeof usage>) =>
-      Object.fromEntries(
-        Object.keys(a).map((key) => [
-          key,
-          key === 'memoryGb'
-            ? MEMORY_GB
-            : ((K - 1) * a[key as keyof typeof a] + b[key as keyof typeof b]) / K,
-        ]),
-      ) as ReturnType<typeof usage>;
-    const steady = mixUsage(usage(warm), usage(refresh));
+    const recordWru = wruPerWrite(refresh);
+    const usage = (o: Once) => sweepUsage(o, recordWru, MEMORY_GB);
+    const steady = steadyUsage(usage(warm), usage(refresh), K);
     const naiveUsage = {
       s3List: naive.list,
       s3Get: naive.get + naive.head,
