@@ -89,6 +89,14 @@ function rateText(r: StatusRow): string {
   return `${formatRate(r.rate)} ${r.rate_unit}/s${base}`;
 }
 
+/** Rows under a header, each column as wide as its widest cell (the last one left as it is). */
+function columns(header: string[], body: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  return [header, ...body]
+    .map((cols) => cols.map((c, i) => (i < cols.length - 1 ? c.padEnd(widths[i]!) : c)).join('  '))
+    .join('\n');
+}
+
 function table(rows: StatusRow[], now: number): string {
   const header = ['RUN', 'STATE', 'ATTEMPT', 'STEP', 'RATE', 'GPU', 'UPDATED', 'REASON'];
   const body = rows.map((r) => [
@@ -101,10 +109,7 @@ function table(rows: StatusRow[], now: number): string {
     `${formatDuration(now - Date.parse(r.updated_at))} ago`,
     r.acknowledged_by ? `${r.reason} [ack: ${r.acknowledged_by}]` : r.reason,
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  return [header, ...body]
-    .map((cols) => cols.map((c, i) => (i < cols.length - 1 ? c.padEnd(widths[i]!) : c)).join('  '))
-    .join('\n');
+  return columns(header, body);
 }
 
 /** The ended-runs log as `status --ended` prints it: newest first. */
@@ -118,10 +123,7 @@ function endedTable(rows: EndedRun[], now: number, bucket: string): string {
     r.folder ? `s3://${bucket}/${r.folder}` : '-',
     r.reason,
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  return [header, ...body]
-    .map((cols) => cols.map((c, i) => (i < cols.length - 1 ? c.padEnd(widths[i]!) : c)).join('  '))
-    .join('\n');
+  return columns(header, body);
 }
 
 const USAGE = 'usage: trainwatch status [RUN_ID] [--json] | trainwatch status --ended [--limit N] [--json]';

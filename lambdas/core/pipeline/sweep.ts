@@ -77,22 +77,20 @@ export async function bringBack(
 }
 
 /**
- * Ends a run whose check changed nothing when nothing more can happen to it (pipeline/ending.ts): its
- * files leave the swept prefix and its record the live set, so no later sweep reads either.
+ * Ends a run when nothing more can happen to it (pipeline/ending.ts): its files (`seen`: as the sweep
+ * listed them; none left: undefined) leave the swept prefix and its record the live set.
  */
 async function endIfDue(
   d: SweepDeps,
   o: RunOutcome,
-  stored: RunRecord,
-  run: RunFiles,
+  r: RunRecord,
   now: number,
+  seen?: RunFiles,
 ): Promise<RunOutcome> {
-  if (!d.ending || o.wrote || o.conflict || o.error !== undefined || o.skipped || stored.version === 0)
-    return o;
-  if (stayLive(stored, now, d.ending, d.oncall) !== undefined) return o;
+  if (!d.ending || stayLive(r, now, d.ending, d.oncall) !== undefined) return o;
   try {
-    const r = await endRun(d, stored, now, run);
-    return r === 'ended' ? { ...o, ended: true } : r === 'conflict' ? { ...o, conflict: true } : o;
+    const ended = await endRun(d, r, now, seen);
+    return ended === 'ended' ? { ...o, ended: true } : ended === 'conflict' ? { ...o, conflict: true } : o;
   } catch (e) {
     // The files that moved are safe in the ended folder; the rest, and the record, are retried next sweep.
     return { ...o, error: `ending the run failed: ${e instanceof Error ? e.message : String(e)}` };
@@ -107,9 +105,7 @@ async function endIfDue(
 async function folderGone(d: SweepDeps, r: RunRecord, now: number): Promise<RunOutcome> {
   if (!ENDING_STATES.has(r.state))
     return checkRun(d, { runId: r.runId, files: {}, firstSeenAt: r.firstSeenAt }, r, now);
-  if (!d.ending || stayLive(r, now, d.ending, d.oncall) !== undefined) return outcome(r);
-  const ended = await endRun(d, r, now).catch(() => 'conflict' as const);
-  return { ...outcome(r), ended: ended === 'ended', conflict: ended === 'conflict' };
+  return endIfDue(d, outcome(r), r, now);
 }
 
 /**
@@ -128,7 +124,9 @@ export async function sweep(deps: SweepDeps, now: number): Promise<SweepSummary>
     const stored = live.get(run.runId) ?? (await bringBack(deps.states, notLive.get(run.runId)));
     if (stored === null) return { ...outcome(notLive.get(run.runId)!), conflict: true };
     const o = await checkRun(d, run, stored, now);
-    return stored ? endIfDue(d, o, stored, run, now) : o;
+    // Only a check that changed nothing may end the run: what it wrote or lost is for the next sweep.
+    const quiet = !o.wrote && !o.conflict && o.error === undefined && !o.skipped;
+    return stored && stored.version > 0 && quiet ? endIfDue(d, o, stored, now, run) : o;
   });
   // Live runs whose folder is empty: moved by an ending whose record write failed, deleted, or expired.
   const listed = new Set(listing.runs.map((r) => r.runId));
