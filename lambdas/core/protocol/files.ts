@@ -33,25 +33,37 @@ export function nodeFile(rank: number): string {
   return `${NODES_DIR}${rank}.json`;
 }
 
+/** Folder of the v1.2 stack files, `stacks/{node_rank}.json`: a stuck node's Python stacks. */
+export const STACKS_DIR = 'stacks/';
+
+/** Largest stack file we read (writers cap theirs at 64 KiB); a bigger one is a finding about its node. */
+export const MAX_STACK_BYTES = 64 * 1024;
+
+/** `stacks/{rank}.json`, the path of one node's stack file relative to the run prefix. */
+export function stackFile(rank: number): string {
+  return nodeFile(rank).replace(NODES_DIR, STACKS_DIR);
+}
+
 /** A path under `nodes/`: the node rank it names, or the one-line reason it names none. */
 export type NodeKey = { ok: true; rank: number } | { ok: false; problem: string };
 
 /**
  * Which node a path (relative to the run prefix, as `splitRunKey` gives it from a LIST key) is the file
- * of; undefined when the path is not under `nodes/`. Only the canonical decimal form counts, so that
- * `nodes/03.json` can never pose as node 3.
+ * of; undefined when the path is not under `dir` (`nodes/`, or `stacks/`). Only the canonical decimal
+ * form counts, so that `nodes/03.json` can never pose as node 3.
  */
-export function nodeKeyOf(relativePath: string): NodeKey | undefined {
-  if (!relativePath.startsWith(NODES_DIR)) return undefined;
+export function nodeKeyOf(relativePath: string, dir = NODES_DIR): NodeKey | undefined {
+  if (!relativePath.startsWith(dir)) return undefined;
   const shown = JSON.stringify(relativePath.length > 80 ? `${relativePath.slice(0, 79)}…` : relativePath);
-  const name = relativePath.slice(NODES_DIR.length);
-  const bad = (why: string): NodeKey => ({ ok: false, problem: `${shown} is not a node file: ${why}` });
-  if (!name.endsWith('.json') || name.includes('/')) return bad('expected nodes/{node_rank}.json');
+  const name = relativePath.slice(dir.length);
+  const what = dir === NODES_DIR ? 'node' : 'stack';
+  const bad = (why: string): NodeKey => ({ ok: false, problem: `${shown} is not a ${what} file: ${why}` });
+  if (!name.endsWith('.json') || name.includes('/')) return bad(`expected ${dir}{node_rank}.json`);
   const rank = name.slice(0, -'.json'.length);
   if (/^-\d+$/.test(rank)) return bad(`node rank ${rank} is negative`);
   if (!/^\d+$/.test(rank)) return bad('the node rank must be a whole number');
   if (rank.length > 1 && rank.startsWith('0'))
-    return bad(`node rank ${rank} has a leading zero (write nodes/${Number(rank)}.json)`);
+    return bad(`node rank ${rank} has a leading zero (write ${dir}${Number(rank)}.json)`);
   if (rank.length > 6 || Number(rank) >= MAX_NODES)
     return bad(`node rank ${rank.length > 12 ? `${rank.slice(0, 12)}…` : rank} is above ${MAX_NODES - 1}`);
   return { ok: true, rank: Number(rank) };

@@ -3,3 +3,4 @@ export * from './node.js';
 export * from './parse.js';
 export * from './runId.js';
 export * from './schemas.js';
+export * from './stacks.js';

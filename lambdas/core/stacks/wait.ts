@@ -1,0 +1,131 @@
+import type { StackFrame } from '../protocol/stacks.js';
+
+/** What a stuck training thread waits in, from its stack. */
+export const WAIT_KINDS = [
+  'collective',
+  'data_loader',
+  'checkpoint_io',
+  'cuda',
+  'lock',
+  'sleep',
+  'running',
+] as const;
+export type WaitKind = (typeof WAIT_KINDS)[number];
+
+/** Where one node's training thread is: the kind of wait, the call it blocks in, the user line that made it. */
+export interface Wait {
+  readonly kind: WaitKind;
+  /** The library call it is in (`all_reduce`, `DataLoader.__next__`, `torch.save`), or the user function. */
+  readonly call: string;
+  /** The innermost call below it that blocks (`queue.get`, `lock.acquire`), when there is one. */
+  readonly blocks?: string;
+  /** The innermost user frame, `train.py:88`. */
+  readonly at?: string;
+}
+
+const base = (file: string) => file.slice(file.lastIndexOf('/') + 1);
+/** Frames of the interpreter, the standard library and installed packages: not the user's code. */
+const LIBRARY = /site-packages\/|dist-packages\/|\/lib\/python\d[\d.]*\/|^<frozen |^<string>$/;
+const isUser = (f: StackFrame) => !LIBRARY.test(f.file);
+/** The standard library's own waits, shown by module: queue.get, threading.wait, selectors.select. */
+const STDLIB_WAIT =
+  /\/lib\/python\d[\d.]*\/(queue|threading|selectors|socket|subprocess|multiprocessing\/\w+)\.py$/;
+
+const COLLECTIVES =
+  /^(all_reduce|all_gather\w*|reduce_scatter\w*|broadcast\w*|barrier|monitored_barrier|all_to_all\w*|reduce|gather\w*|scatter\w*|send|recv|isend|irecv|batch_isend_irecv|wait)$/;
+
+/** Rules, first match wins, each over the whole stack (innermost first). */
+const RULES: readonly {
+  kind: WaitKind;
+  match: (f: StackFrame) => boolean;
+  call: (f: StackFrame) => string;
+}[] = [
+  {
+    kind: 'data_loader',
+    match: (f) => /torch\/utils\/data\/dataloader\.py$/.test(f.file) && f.function === '__next__',
+    call: () => 'DataLoader.__next__',
+  },
+  {
+    kind: 'checkpoint_io',
+    match: (f) =>
+      /torch\/serialization\.py$|torch\/distributed\/checkpoint\/|safetensors\/|orbax\//.test(f.file) ||
+      /^(save_checkpoint|_save_checkpoint|save_pretrained|save_state)$/.test(f.function),
+    call: (f) =>
+      /torch\/serialization\.py$/.test(f.file) ? `torch.${f.function.replace(/^_+/, '')}` : f.function,
+  },
+  {
+    kind: 'collective',
+    match: (f) =>
+      (/torch\/distributed\/(distributed_c10d|c10d_logger)\.py$|deepspeed\/comm\//.test(f.file) &&
+        COLLECTIVES.test(f.function)) ||
+      /^(all_reduce|all_gather|allreduce|barrier|broadcast)$/.test(f.function),
+    call: (f) => f.function,
+  },
+  {
+    kind: 'cuda',
+    match: (f) =>
+      (/torch\/cuda\/(__init__|streams)\.py$/.test(f.file) && f.function === 'synchronize') ||
+      (/torch\/autograd\/(__init__|graph)\.py$/.test(f.file) && /backward/.test(f.function)) ||
+      (isUser(f) && /\.(item|cpu|tolist|numpy|synchronize)\(\)|\.to\(["']cpu["']\)/.test(f.code ?? '')),
+    call: (f) =>
+      /torch\/cuda\//.test(f.file)
+        ? 'torch.cuda.synchronize'
+        : /torch\/autograd\//.test(f.file)
+          ? 'backward'
+          : (/\.(item|cpu|tolist|numpy|synchronize)\(\)/.exec(f.code ?? '')?.[0] ?? '.to("cpu")'),
+  },
+  {
+    kind: 'sleep',
+    match: (f) => isUser(f) && /\bsleep\(/.test(f.code ?? ''),
+    call: () => 'time.sleep',
+  },
+  {
+    kind: 'lock',
+    match: (f) =>
+      (/\/lib\/python\d[\d.]*\/threading\.py$/.test(f.file) && /^(acquire|wait|join)$/.test(f.function)) ||
+      (isUser(f) && /\.acquire\(|\bwith\b.*lock.*:/i.test(f.code ?? '')),
+    call: (f) => (isUser(f) ? 'lock.acquire' : `threading.${f.function}`),
+  },
+];
+
+/**
+ * Where a training thread waits, from its frames (outermost first, as written). The innermost frames
+ * decide: the first rule whose frame is found, innermost first, names the kind; a thread that matches
+ * none is running code (a slow step, a busy loop). Pure.
+ */
+export function waitOf(frames: readonly StackFrame[]): Wait {
+  const inner = [...frames].reverse();
+  const user = inner.find(isUser);
+  const at = user ? `${base(user.file)}:${user.line ?? '?'}` : undefined;
+  // The outermost of the standard library's wait frames at the top: queue.get, not the threading.wait in it.
+  let k = 0;
+  while (k < inner.length && STDLIB_WAIT.test(inner[k]!.file)) k++;
+  const std = k > 0 ? inner[k - 1]! : undefined;
+  const blocks =
+    std && `${STDLIB_WAIT.exec(std.file)![1]!.replace(/^multiprocessing\//, '')}.${std.function}`;
+  for (const rule of RULES) {
+    const f = inner.find(rule.match);
+    if (f) return { kind: rule.kind, call: rule.call(f), blocks, at };
+  }
+  return { kind: 'running', call: user?.function ?? inner[0]?.function ?? 'unknown', blocks, at };
+}
+
+/** Two waits are the same when their kind, call and user line are: a node's signature. */
+export const signature = (w: Wait) => `${w.kind}|${w.call}|${w.at ?? ''}`;
+
+/** "`all_reduce` (train.py:88)", "`DataLoader.__next__` (queue.get, dataset.py:41)". */
+export function describeWait(w: Wait): string {
+  const where = [w.blocks, w.at].filter(Boolean).join(', ');
+  return `\`${w.call}\`${where ? ` (${where})` : ''}`;
+}
+
+/** What a wait of each kind most likely means, as the cause the alert names. */
+export const KIND_CAUSE: Readonly<Record<WaitKind, string>> = {
+  collective: 'a collective that a peer never joined',
+  data_loader: 'data loader',
+  checkpoint_io: 'checkpoint I/O',
+  cuda: 'CUDA kernel or synchronize',
+  lock: 'lock',
+  sleep: 'sleep',
+  running: 'slow step (still running code)',
+};
