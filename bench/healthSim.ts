@@ -1,5 +1,6 @@
 // The health rules against a clock: a fleet of healthy but noisy runs (must raise nothing) and runs with
 // one fault each (how long until it is reported). Pure: `now` is simulated, sweeps are function calls.
+import { parseDuration } from '../lambdas/core/duration.js';
 import {
   DEFAULT_HEALTH_SETTINGS,
   type HealthFindingKind,
@@ -162,7 +163,11 @@ export function healthSimLine(r: HealthSimReport): string {
   return `health: false alarms ${r.falseAlarms} over ${r.runHours.toLocaleString('en-US')} run-hours (${r.runs} noisy healthy runs); 50 % drop detected in ${l(r.latency.drop)}; idle GPUs in ${l(r.latency.idle)} (from writers without idle_s: ${l(r.idleWithoutIdleS)}); straggler in ${l(r.latency.straggler)}${r.examples.length ? `\n  ${r.examples.join('\n  ')}` : ''}`;
 }
 
+// `npx tsx bench/healthSim.ts [telemetry period]`: `1m` reads every file of writers that write every minute,
+// the period at which a drop is told within two writer intervals (docs/HEALTH.md).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const t = performance.now();
-  console.log(healthSimLine(healthSim()), `(${Math.round(performance.now() - t)} ms)`);
+  const every = process.argv[2] ? parseDuration(process.argv[2]) : undefined;
+  const s = every ? { ...DEFAULT_HEALTH_SETTINGS, telemetryEveryMs: every } : DEFAULT_HEALTH_SETTINGS;
+  console.log(healthSimLine(healthSim(200, 24, 40, s)), `(${Math.round(performance.now() - t)} ms)`);
 }

@@ -1,5 +1,5 @@
-// A tiny clocked driver for the health rules: one sweep a minute, node and progress bodies read once per
-// telemetry period (as the sweep does), the trace saying what the run's files hold at each minute.
+// A tiny clocked driver for the health rules: one sweep a minute (or a `tick`), node and progress bodies read
+// once per telemetry period (as the sweep does), the trace saying what the run's files hold at each tick.
 import {
   DEFAULT_HEALTH_SETTINGS,
   type HealthFinding,
@@ -40,19 +40,22 @@ export function trace(
     readEvery?: number;
     /** Minutes between the files' writes: a read between two writes sees the same file again. */
     writtenEvery?: number;
+    /** Milliseconds between sweeps (default a minute): every count above is in ticks, `Event.minute` too. */
+    tick?: number;
   } = {},
 ): { events: Event[]; last: HealthJudgement; state?: HealthState } {
   const s = { ...DEFAULT_HEALTH_SETTINGS, ...settings };
-  const every = opts.readEvery ?? s.telemetryEveryMs / MIN;
+  const tick = opts.tick ?? MIN;
+  const every = opts.readEvery ?? Math.max(1, Math.round(s.telemetryEveryMs / tick));
   let state: HealthState | undefined;
   let last: HealthJudgement | undefined;
   const events: Event[] = [];
   for (let m = 1; m <= minutes; m++) {
-    const now = START + m * MIN;
+    const now = START + m * tick;
     const x = at(m);
     const read = m % every === 0;
     const w = opts.writtenEvery ?? 1;
-    const written = START + Math.floor(m / w) * w * MIN;
+    const written = START + Math.floor(m / w) * w * tick;
     const { attempt, startedAt } = opts.attempt?.(m) ?? { attempt: 1, startedAt: START };
     const j = judgeHealth({
       state,

@@ -116,11 +116,11 @@ describe('throughput drop', () => {
     const [f] = events[0]!.raised;
     expect(f).toMatchObject({ kind: 'throughput_drop', key: 'health.throughput_drop', page: true });
     expect(f!.text).toBe(
-      'throughput fell 52 % (48.2k → 23.1k tokens/s) since 14:05 UTC; a frequent cause is NCCL falling back from EFA to sockets',
+      'throughput fell 52 % (48.2k → 23.1k tokens/s) since 14:05 UTC; the GPUs stayed busy (97 %): communication (NCCL falling back from EFA to sockets: check the transport) or a slower node',
     );
   });
 
-  it('names other causes on a single node, and counts steps/s when no rate is reported', () => {
+  it('names the frequent causes on a single node without GPU readings, and counts steps/s when no rate is reported', () => {
     const { events } = trace(150, (m) => ({ step: m < 100 ? m * 120 : 12_000 + (m - 100) * 48 }));
     expect(events[0]!.raised[0]!.text).toBe(
       'throughput fell 60 % (2 → 0.8 steps/s) since 13:40 UTC; frequent causes are GPU thermal or power throttling and a slower input pipeline',

@@ -65,7 +65,7 @@ describe('health rules in the sweep', () => {
     const sent = w.slack.sent.map((a) => `${a.state}: ${a.reason}`);
     expect(sent).toHaveLength(2);
     expect(sent[0]).toMatch(
-      /^WARNING: throughput fell [45]\d % \(1\d\dk → \d\d+k tokens\/s\) since 13:\d\d UTC; a frequent cause is NCCL falling back from EFA to sockets/,
+      /^WARNING: throughput fell [45]\d % \(1\d\dk → \d\d+k tokens\/s\) since 13:\d\d UTC; the GPUs stayed busy \(96 %\): communication \(NCCL falling back from EFA to sockets: check the transport\) or a slower node/,
     );
     expect(sent[1]).toMatch(/^RUNNING: /);
     // Node bodies: at most one read per node per telemetry period (5 sweeps), never every sweep.

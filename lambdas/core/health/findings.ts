@@ -1,6 +1,6 @@
 import { confirmedIdle, dataBoundText, idleText } from './idle.js';
 import type { HealthSettings } from './settings.js';
-import { confirmedStragglers, stragglerText } from './straggler.js';
+import { confirmedStragglers, slowestText, stragglerText } from './straggler.js';
 import { dropText, recoveredText } from './throughput.js';
 import type { HealthFinding, HealthFindingKind, HealthState } from './types.js';
 
@@ -30,7 +30,12 @@ const finding = (kind: HealthFindingKind, text: string, nodes?: number[]): Healt
 export function findingsOf(h: HealthState, now: number, s: HealthSettings): HealthFinding[] {
   const out: HealthFinding[] = [];
   if (h.rate.drop && h.current !== undefined)
-    out.push(finding('throughput_drop', dropText(h.rate, h.current, (h.nodes ?? 1) > 1, now)));
+    out.push(
+      finding(
+        'throughput_drop',
+        dropText(h.rate, h.current, (h.nodes ?? 1) > 1, now, slowestText(h.stragglers)),
+      ),
+    );
   const strag = confirmedStragglers(h.stragglers);
   if (strag.length) out.push(finding('straggler', stragglerText(strag, now), ranks(strag)));
   const c = confirmedIdle(h.idle, now, s);

@@ -1,7 +1,7 @@
 import { clearedSince, findingsOf } from './findings.js';
 import { judgeIdle } from './idle.js';
 import { measure } from './rate.js';
-import type { HealthSettings } from './settings.js';
+import { type HealthSettings, readingEveryMs } from './settings.js';
 import { judgeStragglers } from './straggler.js';
 import { baselineOf, judgeThroughput, RATE_UNITS } from './throughput.js';
 import type {
@@ -56,13 +56,13 @@ export interface HealthJudgement {
   };
 }
 
-/** Drops the tracks of nodes not read for three telemetry periods (silent or gone: judgeNodes says so). */
+/** Drops the tracks of nodes not read for three reading periods (silent or gone: judgeNodes says so). */
 function fresh<T extends { readonly seen: number }>(
   tracks: Readonly<Record<string, T>>,
   now: number,
   s: HealthSettings,
 ): Readonly<Record<string, T>> {
-  return Object.fromEntries(Object.entries(tracks).filter(([, t]) => now - t.seen <= 3 * s.telemetryEveryMs));
+  return Object.fromEntries(Object.entries(tracks).filter(([, t]) => now - t.seen <= 3 * readingEveryMs(s)));
 }
 
 /**
@@ -77,7 +77,7 @@ export function judgeHealth(i: HealthInput): HealthJudgement {
       ? i.state
       : { attempt: i.attempt, rate: { base: [], recent: [] } };
   if (!i.alive || !s.enabled) {
-    const rate = { ...prev.rate, drop: undefined, recent: [], taint: true };
+    const rate = { ...prev.rate, drop: undefined, cause: undefined, recent: [], taint: true };
     return {
       state: { ...prev, rate, stragglers: undefined, idle: undefined, on: undefined },
       findings: [],
@@ -92,11 +92,11 @@ export function judgeHealth(i: HealthInput): HealthJudgement {
       ? { at: i.progress.at, step: i.progress.step }
       : prev.progress;
 
-  const m = measure(prev.rate, i, { excluded, warmupEnd, maxPeriodMs: 4 * s.telemetryEveryMs, now: i.now });
-  const rate = m.sample ? judgeThroughput(m.state, m.sample, s) : m.state;
+  const nodes = (i.nodes ?? []).filter((n) => n.at >= warmupEnd);
+  const m = measure(prev.rate, i, { excluded, warmupEnd, maxPeriodMs: 4 * readingEveryMs(s), now: i.now });
+  const rate = m.sample ? judgeThroughput(m.state, m.sample, s, nodes) : m.state;
   const current = m.sample?.rate ?? (m.reset ? undefined : prev.current);
 
-  const nodes = (i.nodes ?? []).filter((n) => n.at >= warmupEnd);
   let stragglers = prev.stragglers ?? {};
   let idle = prev.idle ?? {};
   if (excluded) {

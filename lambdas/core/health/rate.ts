@@ -54,9 +54,10 @@ export interface RateContext {
 }
 
 /**
- * A client's tokens/s or samples/s measures the last moments before its file was written (a node file is
- * rewritten every minute): one written this long after the last sweep that saw an excluded phase no longer
- * carries the pause (it may have lasted until the next sweep, a minute later, plus the reading's minute).
+ * A client's tokens/s or samples/s covers the time since its previous file (a node file is rewritten every
+ * minute): one written this long after the last sweep that saw an excluded phase no longer covers the pause
+ * (it may have lasted until the next sweep, a minute later, plus the file's minute). It only ever speeds
+ * up the first reading after a pause: the one after it is clean whatever its time.
  */
 export const PAUSE_SETTLE_MS = 2 * 60_000;
 
@@ -78,7 +79,15 @@ export function measure(
   let reset = false;
   if (upgrade) {
     reset = s.unit !== undefined;
-    state = { ...state, unit: upgrade.unit, base: [], recent: [], last: undefined, drop: undefined };
+    state = {
+      ...state,
+      unit: upgrade.unit,
+      base: [],
+      recent: [],
+      last: undefined,
+      drop: undefined,
+      cause: undefined,
+    };
   }
   const last = state.last;
   if (last && now.at <= last.at) return { state, reset }; // the same observation again
@@ -94,8 +103,8 @@ export function measure(
         ? (now.step! - last.step) / ((now.at - last.at) / 1000)
         : undefined
       : now.rate;
-  // A period's steps/s is an average over it: the whole period must be clean. A point rate is clean once
-  // the pause is over, whatever the period it ends.
+  // A period's steps/s is an average over it: the whole period must be clean. A node's rate covers its own
+  // writer interval: clean once that began after the pause, whatever the period it ends.
   const clean =
     !state.taint ||
     (now.unit !== 'steps' && state.pausedAt !== undefined && now.at - state.pausedAt >= PAUSE_SETTLE_MS);

@@ -38,6 +38,13 @@ export const DEFAULT_HEALTH_SETTINGS: HealthSettings = {
   enabled: true,
 };
 
+/**
+ * How far apart two readings of a node may be: a file is read at most once per telemetry period, and
+ * written once per writer interval, which may be longer (the Python client's default is 1 minute; a short
+ * telemetry period must not make every period look too long to measure, or every track stale).
+ */
+export const readingEveryMs = (s: HealthSettings): number => Math.max(s.telemetryEveryMs, 5 * 60_000);
+
 /** `30%`, `30 %` or `0.3` → 0.3; undefined unless strictly between 0 and 1. */
 export function parsePercent(text: string | number): number | undefined {
   if (typeof text === 'number') return text > 0 && text < 1 ? text : undefined;

@@ -1,4 +1,5 @@
-import type { NodeFile } from '../protocol/node.js';
+import { type NodeFile, THROTTLE_REASONS, type ThrottleReason } from '../protocol/node.js';
+import type { DropCause, GpuBase } from './cause.js';
 
 /** The degraded findings of the health rules; each is one CloudWatch metric (runs with that finding). */
 export const HEALTH_FINDING_KINDS = ['throughput_drop', 'straggler', 'idle_gpus', 'data_bound'] as const;
@@ -45,11 +46,18 @@ export interface NodeObservation {
   readonly gpuUtil?: readonly GpuReading[];
 }
 
-/** One GPU's utilisation (%), and how long the writer has seen it at ≤ 5 % (`idle_s`), if it says. */
+/**
+ * One GPU's utilisation (%), how long the writer has seen it at ≤ 5 % (`idle_s`), and where NVML gives
+ * them its SM clock (MHz), power (W) and known throttle reasons: what tells a throttled GPU from a waiting one.
+ */
 export interface GpuReading {
   readonly index: number;
   readonly util: number;
   readonly idleS?: number;
+  readonly smMhz?: number;
+  readonly powerW?: number;
+  /** Present only when NVML named a known reason. */
+  readonly throttle?: readonly ThrottleReason[];
 }
 
 const num = (v: number | null | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -57,10 +65,22 @@ const num = (v: number | null | undefined) => (typeof v === 'number' && Number.i
 /** A parsed node file (see parseNodeFile) as a health observation; `lastModified` from the LIST. */
 export function nodeObservation(file: NodeFile, lastModified: number): NodeObservation {
   const gpuUtil = (file.gpus ?? []).flatMap((g): GpuReading[] => {
+    if (num(g.util) === undefined) return [];
+    const r: { -readonly [K in keyof GpuReading]: GpuReading[K] } = {
+      index: g.index,
+      util: g.util as number,
+    };
     const idleS = num(g.idle_s);
-    return num(g.util) === undefined
-      ? []
-      : [{ index: g.index, util: g.util as number, ...(idleS !== undefined ? { idleS } : {}) }];
+    const smMhz = num(g.sm_clock_mhz);
+    const powerW = num(g.power_w);
+    const throttle = g.throttle?.filter((t): t is ThrottleReason =>
+      (THROTTLE_REASONS as readonly string[]).includes(t),
+    );
+    if (idleS !== undefined) r.idleS = idleS;
+    if (smMhz !== undefined) r.smMhz = smMhz;
+    if (powerW !== undefined) r.powerW = powerW;
+    if (throttle?.length) r.throttle = throttle;
+    return [r];
   });
   return {
     rank: file.node_rank,
@@ -93,6 +113,12 @@ export interface RateState {
   readonly recent: readonly (readonly [number, number, number])[];
   /** An active throughput drop: since when, and the baseline it is measured against (frozen). */
   readonly drop?: { readonly since: number; readonly base: number };
+  /** What the GPUs did in healthy periods (a running mean): the "before" of a drop's cause. */
+  readonly gpu?: GpuBase;
+  /** The latest healthy reading's GPUs, blended into `gpu` at the next healthy one. */
+  readonly gpuNext?: GpuBase;
+  /** What the GPUs did in the latest reading below the baseline: kept only while a drop is pending or active. */
+  readonly cause?: DropCause;
 }
 
 /** A node whose step time is far above the others': since when, periods in a row, and the last figures. */

@@ -8,6 +8,20 @@ const timestamp = z.union([z.string(), z.number()]);
 /** A measurement: writers leave out what they cannot read, and null says the same. */
 const reading = (schema: z.ZodMiniNumber) => z.optional(z.nullable(schema));
 
+/** The throttle reasons a writer may name (NVML's, in snake case); others are ignored. */
+export const THROTTLE_REASONS = [
+  'gpu_idle',
+  'applications_clocks',
+  'sw_power_cap',
+  'hw_slowdown',
+  'sync_boost',
+  'sw_thermal',
+  'hw_thermal',
+  'hw_power_brake',
+  'display_clocks',
+] as const;
+export type ThrottleReason = (typeof THROTTLE_REASONS)[number];
+
 /** One GPU of a node, from NVML or `nvidia-smi --query-gpu`. Unknown fields are kept. */
 export const NodeGpuSchema = z.looseObject({
   index: z.int().check(z.minimum(0), z.maximum(1023)),
@@ -19,6 +33,15 @@ export const NodeGpuSchema = z.looseObject({
   ecc_uncorrected: reading(z.int().check(z.minimum(0))),
   /** Seconds this GPU has been at ≤ 5 % utilisation at every sample the writer took (absent while busy). */
   idle_s: reading(z.number().check(z.minimum(0))),
+  /** SM clock now and its maximum (MHz), power limit (W): where NVML gives them (a throttled GPU runs slower). */
+  sm_clock_mhz: reading(z.number().check(z.minimum(0))),
+  sm_clock_max_mhz: reading(z.number().check(z.minimum(0))),
+  power_limit_w: reading(z.number().check(z.minimum(0))),
+  /**
+   * NVML's clock throttle reasons now (`[]`: none). Any short strings pass, so a reason a newer driver adds
+   * never makes the file malformed; the health rules read only THROTTLE_REASONS.
+   */
+  throttle: z.optional(z.nullable(z.array(z.string().check(z.maxLength(64))).check(z.maxLength(32)))),
   /** Why this GPU could not be read (`GPU requires reset`, `GPU is lost`): evidence, not a parse error. */
   error: z.optional(z.string().check(z.maxLength(1000))),
 });
