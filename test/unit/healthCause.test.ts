@@ -239,4 +239,12 @@ describe('rates that follow the run (a node file covers the time since the previ
       expect(text).toMatch(/; GPU thermal\/power throttling \(GPU 0: SM 1980 → 1200 MHz\)$/);
     },
   );
+
+  it('measures files written every minute when the telemetry period is shorter (5 s), and tells the drop in two', () => {
+    // Sweeps every 5 s see the same file 11 times out of 12: a period is one writer interval, not four telemetry periods.
+    const drop = (m: number) => ({ nodes: nodes(2, m >= 12 * 60 ? RATE / 2 : RATE) });
+    const { events } = trace(12 * 90, drop, settings, { tick: I, readEvery: 1, writtenEvery: 12 });
+    const raised = events.filter((e) => e.raised.some((f) => f.kind === 'throughput_drop'));
+    expect(raised.map((e) => (e.minute - 12 * 60) / 12)).toEqual([1]);
+  });
 });
