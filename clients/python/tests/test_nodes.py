@@ -80,11 +80,10 @@ def test_another_nodes_local_rank_0_writes_only_its_node_file(bucket: str, run_i
     assert files.keys() == ["nodes/1.json"]  # no metadata, progress or _complete: those are rank 0's
     assert node["node_rank"] == 1 and node["nodes"] == 2
     assert node["instance_id"] == monkeypatch_id and node["hostname"] and node["last_updated"].endswith("Z")
-    # At least 20 ms per call of 10 steps and 320 samples (a busy machine may take longer, never less); both
-    # are medians over the same five intervals, so 32 samples a step ties them together.
+    # At least 20 ms per call of 10 steps (a busy machine may take longer, never less). The first file with step 60
+    # holds that call's 320 samples, over at least one writer interval (or, for the first file, the calls so far).
     assert 0.002 <= node["step_time_s"] < 1, node
-    assert 0 < node["samples_per_s"] <= 16_000, node
-    assert node["samples_per_s"] == pytest.approx(32 / node["step_time_s"], rel=0.06)
+    assert 0 < node["samples_per_s"] <= 6 * 320 / FAST["interval"], node
     assert len(node["gpus"]) == 8
     assert node["gpus"][0] == {"index": 0, "util": 97, "mem_used_mib": 71000, "mem_total_mib": 81559, "temp_c": 61,
                                "power_w": 652.3, "ecc_uncorrected": 0}
@@ -186,7 +185,7 @@ def test_a_hung_nvidia_smi_is_given_up_on_after_the_timeout(tmp_path: Path):
 
 
 def test_parses_the_query_tolerating_readings_a_gpu_does_not_offer():
-    out = subprocess.run([str(STUBS / "na" / "nvidia-smi"), "--query-gpu=" + trainwatch._gpus.QUERY,
+    out = subprocess.run([str(STUBS / "na" / "nvidia-smi"), "--query-gpu=" + trainwatch._gpus.BASE_QUERY,
                           "--format=csv,noheader,nounits"], capture_output=True, text=True, check=True).stdout
     assert parse_query(out) == [{"index": 0, "util": 93, "mem_used_mib": 20110, "mem_total_mib": 23028, "temp_c": 58}]
     assert parse_query("0, [N/A], 1, 2, 3, [Not Supported], 0\nNo devices were found\n\n") == [
@@ -272,16 +271,163 @@ def test_without_nvml_the_sampler_falls_back_to_nvidia_smi_then_to_nothing(monke
     assert GpuSampler(which=lambda _: None).sample() == (None, None)
 
 
+THROTTLED = REPO / "test" / "fixtures" / "gpu-table-throttled.sh"
+
+
+def test_clocks_power_limit_and_throttle_reasons_from_nvidia_smi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    monkeypatch.setitem(sys.modules, "pynvml", None)
+    gpus, problem = GpuSampler(which=lambda _: str(THROTTLED)).sample()
+    assert problem is None and gpus is not None
+    extras = [{k: g.get(k) for k in ("sm_clock_mhz", "sm_clock_max_mhz", "power_w", "power_limit_w", "throttle")}
+              for g in gpus]
+    assert extras == [
+        {"sm_clock_mhz": 1980, "sm_clock_max_mhz": 1980, "power_w": 652.3, "power_limit_w": 700.0, "throttle": []},
+        {"sm_clock_mhz": 1635, "sm_clock_max_mhz": 1980, "power_w": 699.1, "power_limit_w": 700.0,
+         "throttle": ["sw_power_cap"]},
+        {"sm_clock_mhz": 1005, "sm_clock_max_mhz": 1980, "power_w": 402.7, "power_limit_w": 700.0,
+         "throttle": ["hw_slowdown", "hw_thermal"]},
+        {"sm_clock_mhz": 345, "sm_clock_max_mhz": 1980, "power_w": 71.4, "power_limit_w": 700.0,
+         "throttle": ["gpu_idle"]},
+        # A vGPU that gives none of them: each left out, and the GPU is not called broken for it.
+        {"sm_clock_mhz": None, "sm_clock_max_mhz": None, "power_w": None, "power_limit_w": None, "throttle": None},
+    ]
+    assert all("error" not in g for g in gpus)
+    beat = NodeBeat(0, 1, gpus=GpuSampler(which=lambda _: str(THROTTLED)))
+    assert_the_watchdog_accepts(tmp_path, beat.body(lambda: None).decode(), rank=0)
+
+
+def _stub(tmp_path: Path, header: str, row: str) -> tuple[Path, Path]:
+    """An nvidia-smi that knows only the columns of `header`, and logs the query of each call."""
+    log = tmp_path / "queries.log"
+    stub = tmp_path / "nvidia-smi"
+    stub.write_text(f"#!/bin/sh\necho \"$1\" >>{log}\nexec sh {REPO / 'test' / 'fixtures' / 'gpu-table.sh'} \"$@\" <<'EOF'\n"
+                    f"{header}\n{row}\nEOF\n")
+    stub.chmod(0o755)
+    return stub, log
+
+
+def test_an_nvidia_smi_that_refuses_a_field_is_asked_the_next_query_once_and_for_good(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    monkeypatch.setitem(sys.modules, "pynvml", None)
+    base = "index, utilization.gpu, memory.used, memory.total, temperature.gpu, power.draw, " \
+           "ecc.errors.uncorrected.volatile.total"
+    # A driver that knows the throttle reasons only by their newer name: asked for that.
+    stub, log = _stub(tmp_path, base + ", clocks.sm, clocks.max.sm, power.limit, clocks_event_reasons.active",
+                      "0, 99, 1, 2, 60, 650.5, 0, 1410, 1980, 700.00, 0x0000000000000020")
+    sampler = GpuSampler(which=lambda _: str(stub))
+    for _ in range(2):
+        gpus, problem = sampler.sample()
+        assert problem is None and gpus is not None
+        assert gpus[0]["throttle"] == ["sw_thermal"] and gpus[0]["sm_clock_mhz"] == 1410
+    assert [q.count("clocks_event_reasons") for q in log.read_text().splitlines()] == [0, 1, 1]
+    # An older one without any of them: the v1.1 readings, as before.
+    old = tmp_path / "old"
+    old.mkdir()
+    stub, log = _stub(old, base, "0, 99, 1, 2, 60, 650.5, 0")
+    sampler = GpuSampler(which=lambda _: str(stub))
+    assert sampler.sample() == ([{"index": 0, "util": 99, "mem_used_mib": 1, "mem_total_mib": 2, "temp_c": 60,
+                                  "power_w": 650.5, "ecc_uncorrected": 0}], None)
+    sampler.sample()
+    assert len(log.read_text().splitlines()) == 4  # three queries once, then the one that works
+
+
+def test_nvml_gives_clocks_power_limit_and_throttle_reasons_where_it_can(monkeypatch: pytest.MonkeyPatch):
+    nv = _fake_nvml()
+    nv.NVML_CLOCK_SM = 1
+    nv.nvmlDeviceGetClockInfo = lambda h, clock: 1410 if clock == 1 else 0
+    nv.nvmlDeviceGetMaxClockInfo = lambda h, clock: 1980 if clock == 1 else 0
+
+    def limit(h: int) -> int:
+        raise _NvmlError("Insufficient Permissions")  # a vGPU: absent, and no `error` for a healthy GPU
+
+    nv.nvmlDeviceGetEnforcedPowerLimit = limit
+    # Only the old name in this binding: 0x44 is sw_power_cap and hw_thermal; 0x200 is a bit of no name here.
+    nv.nvmlDeviceGetCurrentClocksThrottleReasons = lambda h: 0x244
+    monkeypatch.setitem(sys.modules, "pynvml", nv)
+    gpus, problem = GpuSampler(which=lambda _: None).sample()
+    assert problem is None and gpus is not None
+    assert gpus[0] == {"index": 0, "util": 88, "mem_used_mib": 512, "mem_total_mib": 81559, "temp_c": 55,
+                       "power_w": 612.3, "sm_clock_mhz": 1410, "sm_clock_max_mhz": 1980,
+                       "throttle": ["sw_power_cap", "hw_thermal"]}
+    nv.nvmlDeviceGetEnforcedPowerLimit = lambda h: 700_000
+    nv.nvmlDeviceGetCurrentClocksEventReasons = lambda h: 0  # the newer name wins where the binding has it
+    gpus, _ = GpuSampler(which=lambda _: None).sample()
+    assert gpus is not None and gpus[0]["power_limit_w"] == 700.0 and gpus[0]["throttle"] == []
+
+
 def test_step_time_is_the_median_so_a_checkpoint_pause_does_not_skew_it():
     beat = NodeBeat(0, 1, gpus=GpuSampler(which=lambda _: None))
     t = 100.0
     for step in range(0, 110, 10):
         t += 60.0 if step == 50 else 1.0  # one checkpoint of a minute among 1 s per 10 steps
         beat.record(t, step, {"tokens": 40960})
-    timing = beat._timing()
+    timing = beat._timing(t)
     assert timing["step"] == 100 and timing["step_time_s"] == 0.1
-    assert timing["tokens_per_s"] == 40960  # per 1 s interval; the minute-long one does not drag it down
+    # The rate, though, is what the node did: ten calls' tokens over the 69 s since the first call, minute included.
+    assert timing["tokens_per_s"] == round(10 * 40960 / 69, 3)
     assert "samples_per_s" not in timing
+
+
+def _rates(beat: NodeBeat, now: float) -> dict[str, Any]:
+    return beat._timing(now)
+
+
+def test_a_1000x_slowdown_shows_at_its_true_size_in_the_next_node_file():
+    beat = NodeBeat(0, 1, gpus=GpuSampler(which=lambda _: None))
+    step, t = 0, 0.0
+    while t < 60.0:  # 2 ms a step of 32 samples: 16,000 samples/s, more calls than the node keeps
+        t, step = round(t + 0.002, 6), step + 1
+        beat.record(t, step, {"samples": 32})
+    fast = _rates(beat, t + 0.001)
+    assert fast["samples_per_s"] == pytest.approx(16_000, rel=0.05) and fast["step_time_s"] == 0.002
+    for _ in range(30):  # then 2 s a step: 16 samples/s
+        t, step = t + 2.0, step + 1
+        beat.record(t, step, {"samples": 32})
+    # The next file, whenever the writer makes it within the next step, says 16 (the old median of the last 64
+    # calls said 16,000 until 32 slow steps had passed).
+    for late in (0.0, 0.7, 1.5):
+        beat._previous = (60.001, fast)
+        slow = _rates(beat, t + late)
+        assert slow["samples_per_s"] == pytest.approx(16, rel=0.05), late
+        assert slow["step_time_s"] == 2.0 and slow["step"] == step
+
+
+def test_a_node_file_with_no_call_since_the_previous_one_says_no_work_once_the_step_is_overdue():
+    beat = NodeBeat(0, 1, gpus=GpuSampler(which=lambda _: None))
+    for i in range(1, 11):  # 10 steps a call, one call a second
+        beat.record(100.0 + i, i * 10, {"tokens": 4096, "samples_per_s": 80.0})
+    first = _rates(beat, 110.5)
+    assert first == {"step": 100, "step_time_s": 0.1, "samples_per_s": 80.0, "tokens_per_s": 4096.0}
+    # Half a second later, within the usual second between calls: nothing new, the previous file's timing stands.
+    assert _rates(beat, 110.9) == first
+    # Then overdue: no work done since the previous file, and a step time of at least the wait per 10 steps.
+    stuck = _rates(beat, 125.0)
+    assert stuck == {"step": 100, "step_time_s": 1.5, "samples_per_s": 0.0, "tokens_per_s": 0.0}
+
+
+def test_a_step_longer_than_the_writers_interval_does_not_read_as_a_stop():
+    beat = NodeBeat(0, 1, gpus=GpuSampler(which=lambda _: None))
+    t = 0.0
+    files = []
+    for step in range(1, 12):  # 90 s steps of 64 samples, a node file every 60 s
+        while t + 60 < step * 90:
+            t += 60
+            files.append(_rates(beat, t))
+        beat.record(step * 90.0, step, {"samples": 64})
+    # Every file from the second step on says 64 samples per 90 s, with a call since the previous file or not.
+    assert len(files) == 16 and all(f["samples_per_s"] == round(64 / 90, 3) for f in files[2:])
+    assert all(f["step_time_s"] == 90.0 for f in files[2:])
+
+
+def test_rates_the_script_reports_are_averaged_over_the_calls_since_the_previous_file():
+    beat = NodeBeat(0, 1, gpus=GpuSampler(which=lambda _: None))
+    beat.record(1.0, 1, {"tokens_per_s": 1000.0})
+    _rates(beat, 1.5)
+    for i, rate in enumerate((100.0, 200.0, 600.0)):
+        beat.record(2.0 + i, 2 + i, {"tokens_per_s": rate, "samples": 4})
+    timing = _rates(beat, 4.5)
+    assert timing["tokens_per_s"] == 300.0 and timing["samples_per_s"] == round(12 / 3.0, 3)
 
 
 def test_idle_s_says_how_long_each_gpu_has_been_idle_at_every_sample_since(monkeypatch: pytest.MonkeyPatch):

@@ -13,10 +13,32 @@ from typing import Any, Callable, Optional
 
 log = logging.getLogger("trainwatch")
 
-#: nvidia-smi columns, in the order of the node file's GPU fields.
-QUERY = "index,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,ecc.errors.uncorrected.volatile.total"
-FIELDS = ("index", "util", "mem_used_mib", "mem_total_mib", "temp_c", "power_w", "ecc_uncorrected")
-_INTEGER = {"index", "ecc_uncorrected"}
+#: nvidia-smi columns, in the order of the node file's GPU fields (the v1.1 set, which every writer sends).
+BASE_QUERY = (
+    "index,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,ecc.errors.uncorrected.volatile.total"
+)
+BASE_FIELDS = ("index", "util", "mem_used_mib", "mem_total_mib", "temp_c", "power_w", "ecc_uncorrected")
+#: And clocks, power limit and throttle reasons: what tells a throttled GPU from an idle or a busy one.
+EXTRA_QUERY = "clocks.sm,clocks.max.sm,power.limit,clocks_throttle_reasons.active"
+EXTRA_FIELDS = ("sm_clock_mhz", "sm_clock_max_mhz", "power_limit_w", "throttle")
+QUERY = f"{BASE_QUERY},{EXTRA_QUERY}"
+FIELDS = BASE_FIELDS + EXTRA_FIELDS
+# What is asked, in this order, of an nvidia-smi that refuses a field: drivers since 535 call the throttle
+# reasons "clock event reasons" (and may one day drop the old name); an older one may lack the extra fields.
+_QUERIES = (QUERY, QUERY.replace("clocks_throttle_reasons.", "clocks_event_reasons."), BASE_QUERY)
+_INTEGER = {"index", "ecc_uncorrected", "sm_clock_mhz", "sm_clock_max_mhz"}
+#: NVML's clock throttle (event) reason bits, by the names the node file's `throttle` lists.
+THROTTLE_REASONS = (
+    ("gpu_idle", 0x1),
+    ("applications_clocks", 0x2),
+    ("sw_power_cap", 0x4),
+    ("hw_slowdown", 0x8),
+    ("sync_boost", 0x10),
+    ("sw_thermal", 0x20),
+    ("hw_thermal", 0x40),
+    ("hw_power_brake", 0x80),
+    ("display_clocks", 0x100),
+)
 #: What nvidia-smi prints for a reading it does not have; not a failure.
 _ABSENT = {"[N/A]", "N/A", "[Not Supported]", "Not Supported", ""}
 
@@ -33,23 +55,36 @@ def _number(text: str, integer: bool) -> Optional[float]:
     return int(value) if integer else round(value, 1)
 
 
+def throttle_reasons(mask: int) -> list[str]:
+    """The names of the reasons set in an NVML throttle (event) reason bitmask; unknown bits are left out."""
+    return [name for name, bit in THROTTLE_REASONS if mask & bit]
+
+
+def _throttle(cell: str) -> Optional[list[str]]:
+    try:
+        return throttle_reasons(int(cell, 16))  # `0x0000000000000004`
+    except ValueError:
+        return None
+
+
 def parse_query(output: str) -> list[dict[str, Any]]:
-    """`nvidia-smi --query-gpu=QUERY --format=csv,noheader,nounits` → GPU entries; a bracketed error
-    (`[GPU requires reset]`, `[Unknown Error]`) in a reading becomes that GPU's `error`."""
+    """`nvidia-smi --query-gpu=QUERY (or BASE_QUERY) --format=csv,noheader,nounits` → GPU entries; a bracketed
+    error (`[GPU requires reset]`, `[Unknown Error]`) in a v1.1 reading becomes that GPU's `error`."""
     gpus = []
     for line in output.splitlines():
         cells = [c.strip() for c in line.split(",")]
-        if len(cells) != len(FIELDS):
+        if len(cells) not in (len(FIELDS), len(BASE_FIELDS)):
             continue
         index = _number(cells[0], True)
         if index is None or index < 0:
             continue
         gpu: dict[str, Any] = {"index": index}
         for name, cell in zip(FIELDS[1:], cells[1:]):
-            value = _number(cell, name in _INTEGER)
-            if value is not None and value >= 0:
+            value = _throttle(cell) if name == "throttle" else _number(cell, name in _INTEGER)
+            if value is not None and (isinstance(value, list) or value >= 0):
                 gpu[name] = value
-            elif cell not in _ABSENT and cell.startswith("[") and "error" not in gpu:
+            elif name in BASE_FIELDS and cell not in _ABSENT and cell.startswith("[") and "error" not in gpu:
+                # Only a v1.1 reading names a broken GPU: a clock or a limit it will not give is merely absent.
                 gpu["error"] = cell.strip("[]")[:200]
         gpus.append(gpu)
     return gpus
@@ -68,6 +103,29 @@ def _memory(nv: Any, handle: Any) -> Any:
     return nv.nvmlDeviceGetMemoryInfo(handle)
 
 
+def _nvml_extras(nv: Any, handle: Any) -> dict[str, Any]:
+    """Clocks, power limit and throttle reasons. Each is left out when NVML (or an older binding) will not give
+    it: unlike a v1.1 reading, a refusal here (no permission on a vGPU, no call in the binding) says nothing
+    about the GPU's health."""
+    # Named `ClocksEventReasons` since driver 535; the old name is the fallback of older bindings.
+    reasons = getattr(nv, "nvmlDeviceGetCurrentClocksEventReasons", None) or getattr(
+        nv, "nvmlDeviceGetCurrentClocksThrottleReasons", None
+    )
+    readings: dict[str, Callable[[], Any]] = {
+        "sm_clock_mhz": lambda: int(nv.nvmlDeviceGetClockInfo(handle, nv.NVML_CLOCK_SM)),
+        "sm_clock_max_mhz": lambda: int(nv.nvmlDeviceGetMaxClockInfo(handle, nv.NVML_CLOCK_SM)),
+        "power_limit_w": lambda: round(nv.nvmlDeviceGetEnforcedPowerLimit(handle) / 1000, 1),
+        "throttle": lambda: throttle_reasons(int(reasons(handle))),  # type: ignore[misc]
+    }
+    extras = {}
+    for name, read in readings.items():
+        try:
+            extras[name] = read()
+        except (nv.NVMLError, AttributeError, TypeError, ValueError):
+            pass
+    return extras
+
+
 class GpuSampler:
     """Reads every GPU of this node. `sample()` returns (gpus, problem): gpus None when there is no source."""
 
@@ -76,6 +134,7 @@ class GpuSampler:
         self._which = which
         self._source: Optional[str] = None  # "nvml", "nvidia-smi" or "none", chosen at the first sample
         self._nvml: Any = None
+        self._query = 0  # index in _QUERIES: the first this nvidia-smi accepts
         self._warned: set[str] = set()
 
     def sample(self) -> Sample:
@@ -105,11 +164,16 @@ class GpuSampler:
 
     def _from_nvidia_smi(self) -> Sample:
         path = self._which("nvidia-smi") or "nvidia-smi"
-        # A list of arguments, never a shell; a hung driver cannot hold the writer past the timeout.
-        done = subprocess.run(
-            [path, f"--query-gpu={QUERY}", "--format=csv,noheader,nounits"],
-            capture_output=True, text=True, timeout=self._timeout, check=False,
-        )
+        while True:
+            # A list of arguments, never a shell; a hung driver cannot hold the writer past the timeout.
+            done = subprocess.run(
+                [path, f"--query-gpu={_QUERIES[self._query]}", "--format=csv,noheader,nounits"],
+                capture_output=True, text=True, timeout=self._timeout, check=False,
+            )
+            refused = done.returncode != 0 and "is not a valid field" in (done.stdout + done.stderr)
+            if not refused or self._query == len(_QUERIES) - 1:
+                break
+            self._query += 1  # for good: the driver will not learn the field while we run
         if done.returncode != 0:
             first = (done.stdout or done.stderr).strip().splitlines()[:1]
             problem = f"nvidia-smi exit {done.returncode}: {first[0] if first else 'no output'}"[:300]
@@ -145,6 +209,7 @@ class GpuSampler:
                     pass
                 except nv.NVMLError as error:
                     gpu.setdefault("error", str(error)[:200])
+            gpu.update(_nvml_extras(nv, handle))
             gpus.append(gpu)
         return gpus
 

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import bisect
 import collections
 import logging
 import statistics
@@ -17,8 +18,11 @@ from ._gpus import GpuSampler
 
 log = logging.getLogger("trainwatch")
 
-#: How many recent progress() calls step timing and throughput are judged over.
-WINDOW = 64
+#: How many recent progress() calls are kept (about 100 bytes each): a node file's rates cover the calls since
+#: the previous file, so this many calls may come between two files before the rates are judged over fewer.
+KEPT = 4096
+#: How many of the latest calls say what a node's usual pace is (median step time, time between calls).
+PACE = 64
 #: progress() metrics that count what this node processed since its previous progress() call.
 COUNTS = ("samples", "tokens")
 #: progress() metrics that already are this node's rates.
@@ -26,13 +30,17 @@ RATES = ("samples_per_s", "tokens_per_s")
 #: A GPU at or below this utilisation (%) is idle; `idle_s` says for how long, at every sample since.
 IDLE_UTIL = 5
 
+# One progress() call: (monotonic seconds, step, samples, tokens, samples_per_s, tokens_per_s).
+Call = tuple[Any, ...]
+
 
 class NodeBeat:
     def __init__(self, node_rank: int, nodes: Optional[int], gpus: Optional[GpuSampler] = None) -> None:
         self.node_rank, self.nodes = node_rank, nodes
         self._gpus = gpus or GpuSampler()
-        # (monotonic seconds, step, samples, tokens, samples_per_s, tokens_per_s) per progress() call.
-        self._recent: collections.deque[tuple[Any, ...]] = collections.deque(maxlen=WINDOW)
+        self._calls: collections.deque[Call] = collections.deque(maxlen=KEPT)
+        # The previous file: when it was made (monotonic) and the timing it carried.
+        self._previous: Optional[tuple[float, dict[str, Any]]] = None
         self._failed = False
         # GPU index → monotonic seconds of the first sample of its current idle stretch.
         self._idle_since: dict[int, float] = {}
@@ -45,15 +53,27 @@ class NodeBeat:
         """One progress() call; called on the training thread, so only a cheap append."""
         if metrics:
             get = metrics.get  # spelled out: a generator here would double the cost of progress()
-            self._recent.append((now, step, get("samples"), get("tokens"), get("samples_per_s"), get("tokens_per_s")))
+            self._calls.append((now, step, get("samples"), get("tokens"), get("samples_per_s"), get("tokens_per_s")))
         else:
-            self._recent.append((now, step, None, None, None, None))
+            self._calls.append((now, step, None, None, None, None))
 
-    def body(self, instance_id: Callable[[], Optional[str]]) -> bytes:
+    def latest(self) -> Optional[Call]:
+        """The latest progress() call (a new tuple each call, so `is` tells a newer one apart), or None."""
+        try:
+            return self._calls[-1]
+        except IndexError:
+            return None
+
+    def usual_gap(self) -> Optional[float]:
+        """The median time between this node's recent progress() calls, or None before two calls."""
+        return _pace(_snapshot(self._calls)[-PACE - 1 :])[1]
+
+    def body(self, instance_id: Callable[[], Optional[str]], now: Optional[float] = None) -> bytes:
         """The node file now. Never raises: a part that fails is left out (and logged once)."""
+        now = time.monotonic() if now is None else now
         record: dict[str, Any] = {"node_rank": self.node_rank}
         try:
-            record.update(self._fields(instance_id))
+            record.update(self._fields(instance_id, now))
         except Exception as error:
             if not self._failed:
                 self._failed = True
@@ -61,12 +81,12 @@ class NodeBeat:
         record["last_updated"] = p.iso(time.time())
         return p.encode_json({k: v for k, v in record.items() if v is not None})
 
-    def _fields(self, instance_id: Callable[[], Optional[str]]) -> dict[str, Any]:
+    def _fields(self, instance_id: Callable[[], Optional[str]], now: float) -> dict[str, Any]:
         fields: dict[str, Any] = {"nodes": self.nodes, "instance_id": instance_id() or None, "hostname": hostname()}
-        fields.update(self._timing())
+        fields.update(self._timing(now))
         gpus, problem = self._gpus.sample()
         if gpus is not None:
-            fields["gpus"] = self._with_idle(gpus, time.monotonic())
+            fields["gpus"] = self._with_idle(gpus, now)
         if problem:
             fields["gpu_error"] = problem
         return fields
@@ -83,33 +103,81 @@ class NodeBeat:
         self._idle_since = idle
         return gpus
 
-    def _timing(self) -> dict[str, Any]:
-        recent = _snapshot(self._recent)
-        if not recent:
-            return {}
-        out: dict[str, Any] = {"step": recent[-1][1]}
-        per_step = [
-            (b[0] - a[0]) / (b[1] - a[1]) for a, b in zip(recent, recent[1:]) if b[1] > a[1] and b[0] > a[0]
-        ]
-        if per_step:
-            # The median: a checkpoint or an evaluation between two calls is one outlier, not the norm.
-            out["step_time_s"] = round(statistics.median(per_step), 4)
-        for i, rate in enumerate(RATES):
-            reported = _number(recent[-1][4 + i])
-            # Else this node's rate between consecutive calls, the median again, from the counts it was given.
-            measured = [
-                count / (b[0] - a[0])
-                for a, b in zip(recent, recent[1:])
-                if b[0] > a[0] and (count := _number(b[2 + i])) is not None
-            ]
-            if reported is not None:
-                out[rate] = round(reported, 3)
-            elif measured:
-                out[rate] = round(statistics.median(measured), 3)
+    def _timing(self, now: float) -> dict[str, Any]:
+        """Step, step time and rates over the time since the previous file (the first: since the first call), so
+        a slowdown shows at its true size in the next file rather than after many slow steps."""
+        calls = _snapshot(self._calls)
+        previous = self._previous
+        out = _timing(calls, previous, now)
+        if calls:
+            self._previous = (now, out)
         return out
 
 
-def _snapshot(recent: collections.deque) -> list[tuple[Any, ...]]:
+def _timing(calls: list[Call], previous: Optional[tuple[float, dict[str, Any]]], now: float) -> dict[str, Any]:
+    if not calls:
+        return {}
+    out: dict[str, Any] = {"step": calls[-1][1]}
+    first = 0 if previous is None else bisect.bisect_right([c[0] for c in calls], previous[0])
+    if first == len(calls):  # no progress() call since the previous file
+        out.update(_without_calls(calls, previous[1] if previous else {}, now))
+        return out
+    # The calls since the previous file, measured from the call before them: their counts are the work done
+    # since it. Without one (the first file, or calls that fell out of the deque) from the first call kept.
+    since = max(first - 1, 0)
+    per_step, _, _ = _pace(calls[since:])
+    if per_step is not None:
+        # The median: a checkpoint or an evaluation between two calls is one outlier, not the norm.
+        out["step_time_s"] = round(per_step, 4)
+    # Up to the latest call; up to now when the step after it is already overdue (no work is done meanwhile).
+    end = now if _overdue(calls, now) else calls[-1][0]
+    span = end - calls[since][0]
+    for i, rate in enumerate(RATES):
+        reported = [x for c in calls[first:] if (x := _number(c[4 + i])) is not None]
+        counts = [x for c in calls[since + 1 :] if (x := _number(c[2 + i])) is not None]
+        if reported:  # the script's own rate, averaged over the calls since the previous file
+            out[rate] = round(sum(reported) / len(reported), 3)
+        elif counts and span > 0:
+            out[rate] = round(sum(counts) / span, 3)
+    return out
+
+
+def _overdue(calls: list[Call], now: float) -> bool:
+    """The time since the latest call is longer than this node's usual step (per step of its usual stride);
+    never before two calls have shown what usual is."""
+    per_step, _, stride = _pace(calls[-PACE - 1 :])
+    return per_step is not None and (now - calls[-1][0]) / (stride or 1) > per_step
+
+
+def _without_calls(calls: list[Call], previous: dict[str, Any], now: float) -> dict[str, Any]:
+    """No progress() call since the previous file. While the step in progress is within this node's usual
+    time, there is nothing new to say: the previous file's timing stands (a step longer than the writer's
+    interval must not read as a stop every other file). Once it is overdue, the node did no work worth a
+    call: its rates are 0, and its step time is the time since the last call (per step of its usual
+    stride), so a stuck step shows."""
+    if not _overdue(calls, now):
+        return {k: v for k, v in previous.items() if k == "step_time_s" or k in RATES}
+    _, _, stride = _pace(calls[-PACE - 1 :])
+    out: dict[str, Any] = {"step_time_s": round((now - calls[-1][0]) / (stride or 1), 4)}
+    for i, rate in enumerate(RATES):
+        if rate in previous or any(_number(c[2 + i]) is not None or _number(c[4 + i]) is not None for c in calls):
+            out[rate] = 0.0
+    return out
+
+
+def _pace(calls: list[Call]) -> tuple[Optional[float], Optional[float], Optional[float]]:
+    """Medians over consecutive calls: seconds per step, seconds between calls, steps between calls."""
+    pairs = [(b[0] - a[0], b[1] - a[1]) for a, b in zip(calls, calls[1:]) if b[0] > a[0] and b[1] > a[1]]
+    if not pairs:
+        return None, None, None
+    return (
+        statistics.median(dt / steps for dt, steps in pairs),
+        statistics.median(dt for dt, _ in pairs),
+        statistics.median(steps for _, steps in pairs),
+    )
+
+
+def _snapshot(recent: collections.deque) -> list[Call]:
     # The training thread may append meanwhile; copy() is one C call, and a retry covers free-threaded builds.
     for _ in range(3):
         try:
