@@ -36,6 +36,8 @@ def watch(
     handle_sigterm: bool = True,
     s3_client: Any = None,
     node_files: Optional[bool] = None,
+    stack_after: Any = None,
+    stacks: Optional[bool] = None,
     **metadata: Any,
 ) -> Run:
     """Watches a training run; use as a context manager (`with trainwatch.watch(...) as run:`).
@@ -53,6 +55,12 @@ def watch(
             `interval`, with GPU telemetry; default on unless `enabled=False`, never with
             `TRAINWATCH_NODE_FILES=0`. Node rank and count come from the launcher's environment (torchrun,
             SLURM, Ray, EKS: see `_nodes.py` and docs/PROTOCOL.md).
+        stack_after: seconds (or a duration: `90s`, `2m`) without a `progress()` call after which the node file's
+            writer writes every thread's Python stack to `stacks/{node_rank}.json` (protocol v1.2), rewrites it
+            every 5 minutes while stuck and deletes it at the next call; default `TRAINWATCH_STACK_AFTER`, else
+            120 s, and never less than 3 times the node's usual time between calls.
+        stacks: write those stacks files; default on wherever the node file is written, never with
+            `TRAINWATCH_STACKS=0`.
         flush_timeout: how long the end of the run may wait for its last writes when S3 is down.
         handle_sigterm: record SIGTERM as preempted (then the previous handler or the default runs).
         s3_client: a boto3 S3 client to use instead of one built from the environment
@@ -63,11 +71,12 @@ def watch(
             `nodes` (default: the node count the launcher's environment says), ...
 
     Raises:
-        ValueError: a missing or invalid run id or bucket, or a metadata field the watchdog would reject.
+        ValueError: a missing or invalid run id or bucket, a metadata field the watchdog would reject, or a
+            `stack_after` / `TRAINWATCH_STACK_AFTER` that is not a positive duration.
     """
     env = dict(os.environ)
     if env_flag(env, "TRAINWATCH_DISABLED"):
-        return Run(run_id or "disabled", bucket or "", prefix, 1.0, 1.0, {}, enabled=False, env=env)
+        return Run(run_id or "disabled", bucket or "", prefix, 1.0, 1.0, {}, enabled=False, env=env, stacks=False)
     run_id = _p.check_run_id(run_id if run_id is not None else env.get("TRAINWATCH_RUN_ID", "").strip())
     bucket = bucket if bucket is not None else env.get("TRAINWATCH_BUCKET", "").strip()
     if not bucket:
@@ -106,6 +115,8 @@ def watch(
         s3_client=s3_client,
         env=env,
         node_rank=node_rank,
+        stack_after=stack_after,
+        stacks=stacks,
     )
 
 

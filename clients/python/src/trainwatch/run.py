@@ -7,6 +7,7 @@ import functools
 import logging
 import os
 import sys
+import threading
 import time
 import traceback
 from types import FrameType, TracebackType
@@ -14,10 +15,11 @@ from typing import Any, Optional, Type
 
 from . import _protocol as p
 from ._bodies import Record, error_text, progress_body, read_tail
-from ._environment import hostname, instance_id_from_imds
+from ._environment import env_flag, hostname, instance_id_from_imds
 from ._node import NodeBeat
 from ._s3 import previous_attempt, s3_client
 from ._signals import SigtermHook
+from ._stacks import DEFAULT_AFTER, StackWatch, parse_after
 from ._writer import Worker
 
 log = logging.getLogger("trainwatch")
@@ -25,6 +27,7 @@ log = logging.getLogger("trainwatch")
 __version__ = "0.1.0"
 
 _PLAIN = (int, float, str, bool, type(None))
+_get_ident = threading.get_ident
 
 
 class Run:
@@ -32,7 +35,8 @@ class Run:
 
     Every method is safe to call from the training loop: none raises on S3 trouble, none waits on S3.
     A disabled run (another rank, or `TRAINWATCH_DISABLED=1`) accepts every call and does nothing,
-    except on a node's local rank 0, where it still writes this node's `nodes/{node_rank}.json`.
+    except on a node's local rank 0, where it still writes this node's `nodes/{node_rank}.json` (and, while
+    its training thread is stuck, `stacks/{node_rank}.json`).
     """
 
     def __init__(
@@ -52,6 +56,8 @@ class Run:
         env: Optional[dict[str, str]] = None,
         node_rank: Optional[int] = None,
         nodes: Optional[int] = None,
+        stack_after: Any = None,
+        stacks: Optional[bool] = None,
     ) -> None:
         self.run_id, self.bucket, self.prefix = run_id, bucket, prefix
         self.enabled = enabled
@@ -93,6 +99,17 @@ class Run:
         self.node_rank = node_rank
         self._node = NodeBeat(node_rank, nodes) if node_rank is not None else None
         self._next_node = 0.0
+        # v1.2: the node file's writer also writes the stacks of a stuck training thread. Checked on every rank
+        # (a bad setting fails all of them alike), used where the node file is written.
+        self._stacks: Optional[StackWatch] = None
+        if stacks is not False and env_flag(self._env, "TRAINWATCH_STACKS") is not False:
+            raw = self._env.get("TRAINWATCH_STACK_AFTER", "").strip()
+            if stack_after is not None:
+                after = parse_after(stack_after)
+            else:
+                after = parse_after(raw, "TRAINWATCH_STACK_AFTER") if raw else DEFAULT_AFTER
+            if self._node is not None:
+                self._stacks = StackWatch(self._node, lambda: self._worker, after)
 
     # -- public face ---------------------------------------------------------------------------
 
@@ -133,6 +150,8 @@ class Run:
         if self._handle_sigterm and self.enabled:
             self._sigterm.install()
         atexit.register(self._atexit)
+        if self._stacks is not None:
+            self._stacks.begin(time.monotonic(), _get_ident())
         self._worker.start()
         return self
 
@@ -147,6 +166,11 @@ class Run:
         if not self.enabled:  # only this node's file: step timing, nothing else
             try:
                 self._node.record(time.monotonic(), int(step), metrics)  # type: ignore[union-attr]
+                stacks = self._stacks
+                if stacks is not None:
+                    stacks.thread = _get_ident()
+                    if stacks.out:  # a stacks file is out: the writer deletes it
+                        self._worker.wake()  # type: ignore[union-attr]
             except Exception as error:
                 self._warn_once("progress", "trainwatch: progress(%r) ignored: %s", step, error)
             return
@@ -163,6 +187,11 @@ class Run:
             now = time.monotonic()
             if self._node is not None:
                 self._node.record(now, record[0], metrics)
+                stacks = self._stacks
+                if stacks is not None:
+                    stacks.thread = _get_ident()
+                    if stacks.out:  # a stacks file is out: the writer deletes it
+                        self._worker.wake()  # type: ignore[union-attr]
             first = self._latest is None
             self._latest = record  # first, so the writer sees it whichever branch follows
             if now >= self._next_progress_at:
@@ -219,6 +248,10 @@ class Run:
         atexit.unregister(self._atexit)
         worker = self._worker
         assert worker is not None
+        if self._stacks is not None and _is_success(error) and not self._preempted:
+            # A pause at the end (a last evaluation, a final save) is no hang: a run that ends well leaves no
+            # stacks. After a failure they stay, as evidence of where it hung.
+            self._stacks.close()
         if not self.enabled:  # a node file writer: its run files are rank 0's to write; its last state lands
             worker.put(self._node.name, functools.partial(self._node.body, self._instance))  # type: ignore[union-attr]
             worker.close(self._flush_timeout)
@@ -264,13 +297,20 @@ class Run:
         return min(wait, self._next_beat - now, self._poll_node(now))
 
     def _poll_node(self, now: float) -> float:
-        """Queues this node's file every interval; the body (GPU telemetry included) is made at write time."""
+        """Queues this node's file every interval; the body (GPU telemetry included) is made at write time.
+        Then the stacks file, which is written, rewritten or deleted as the training thread's progress says."""
         if self._node is None or self._worker is None:
             return self._interval
         if now >= self._next_node:
             self._next_node = now + self._interval
             self._worker.put(self._node.name, functools.partial(self._node.body, self._instance))
-        return self._next_node - now
+        wait = self._next_node - now
+        if self._stacks is not None:
+            try:
+                wait = min(wait, self._stacks.poll(now))
+            except Exception as error:  # the node file goes on; the stacks are looked at again next interval
+                self._warn_once("stacks", "trainwatch: stacks file skipped: %s", error)
+        return wait
 
     def _instance(self) -> str:
         """The instance id: configured, else IMDSv2 (asked once, on the writer thread); "" off EC2."""
