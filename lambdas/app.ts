@@ -1,3 +1,4 @@
+import { lazyClassifier } from './adapters/classifier.js';
 import { type Clients, lambdaClients } from './adapters/clients.js';
 import { DynamoGroupStore } from './adapters/dynamoGroupStore.js';
 import { DynamoSilenceStore } from './adapters/dynamoSilenceStore.js';
@@ -5,9 +6,7 @@ import { DynamoStateStore } from './adapters/dynamoStateStore.js';
 import { buildNotifiers } from './adapters/notifiers.js';
 import { S3RunStore } from './adapters/s3RunStore.js';
 import { type Config, loadConfig } from './config.js';
-import { classify, type Profile } from './core/classify/index.js';
 import { DEFAULT_HEALTH_SETTINGS } from './core/health/index.js';
-import type { Classifier } from './core/pipeline/observe.js';
 import type { SweepDeps } from './core/pipeline/sweep.js';
 
 /** Everything a handler or CLI command needs, wired once per cold start. */
@@ -19,17 +18,6 @@ export interface App<C extends Clients = Clients> {
   /** Silences (on-call lifecycle; grouping is in `deps.oncall`; `trainwatch ack` makes its own store). */
   readonly silences: DynamoSilenceStore;
   readonly deps: SweepDeps;
-}
-
-/** Classifies with the run's profile, else the configured default; an unknown run profile falls back too. */
-function classifier(fallback: Profile | string): Classifier {
-  return (text, profile) => {
-    try {
-      return classify(text, profile ?? fallback);
-    } catch {
-      return classify(text, fallback);
-    }
-  };
 }
 
 /** Builds the app from the environment, with a Lambda's lean clients unless others are given (local mode, tests). */
@@ -56,7 +44,7 @@ export function createApp(env: Readonly<Record<string, string | undefined>>, cli
       states,
       notifiers,
       thresholds: config.thresholds,
-      classify: classifier(config.remediation.profile),
+      classify: lazyClassifier(config.remediation.profile),
       links: { bucket: config.bucket, prefix: config.prefix, region: config.region },
       remindEveryMs: config.remindEveryMs,
       concurrency: config.concurrency,

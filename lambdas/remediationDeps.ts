@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { configuredProfile } from './adapters/classifier.js';
 import { S3AttemptArchive } from './adapters/s3AttemptArchive.js';
 import { SsmCommandRunner, type SsmCommandRunnerOptions } from './adapters/ssmCommandRunner.js';
 import type { App } from './app.js';
+import { loadProfile } from './core/classify/index.js';
 import type { RemediationDeps } from './core/remediation/index.js';
 
 /** Remediation's ports, from the app (its clients and stores) and the remediation settings. */
@@ -24,7 +26,8 @@ export function remediationDeps(app: App, ssm: SsmCommandRunnerOptions = {}): Re
       diagnoseDocument: r.diagnoseDocument,
       restartDocument: r.restartDocument,
       policy: r.policy,
-      profile: r.profile,
+      // Remediation classifies every failure it handles: its rules are bundled, a custom profile loaded now.
+      profile: configuredProfile(r.profile, loadProfile),
       commands: r.commands,
     },
     owner: `remediate:${randomUUID()}`,

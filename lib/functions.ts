@@ -8,6 +8,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { CLASSIFY_CHUNK } from '../lambdas/adapters/classifier.js';
 import { acknowledge, checkovSkip } from './nag.js';
 
 /** The repository root: entries, tsconfig and the lock file are found from here. */
@@ -19,6 +20,33 @@ export const HANDLERS = {
   sentinel: 'lambdas/handlers/sentinel.ts',
   remediate: 'lambdas/handlers/remediate.ts',
 } as const;
+
+/** esbuild flags shared by the handler bundles and the classifier chunk beside them. */
+const ESBUILD_ALIASES = {
+  // The stack passes policies and profiles as JSON: a JSON reader stands in for the YAML parser (-112 KB).
+  '--alias:yaml': './lambdas/adapters/jsonAsYaml.ts',
+  // The Slack client runs with no retries (the outbox retries): one attempt stands in for p-retry (-4.4 KB).
+  '--alias:p-retry': './lambdas/adapters/slackOneAttempt.ts',
+};
+const BANNER =
+  "import{createRequire as __twRequire}from'node:module';const require=__twRequire(import.meta.url);";
+
+/**
+ * The classifier's rules as a file of their own beside the handler (lambdas/adapters/classifier.ts loads
+ * it on the first failure it classifies): a sweep of healthy runs never loads ~80 KB of signals.
+ */
+export function classifyChunkCommand(inputDir: string, outputDir: string): string {
+  const q = (s: string) => `"${s.replaceAll('"', '\\"')}"`;
+  return [
+    q(join(inputDir, 'node_modules', '.bin', 'esbuild')),
+    q(join(inputDir, 'lambdas', 'core', 'classify', 'index.ts')),
+    '--bundle --format=esm --platform=node --target=node22 --minify --sourcemap --sources-content=false',
+    ...Object.entries(ESBUILD_ALIASES).map(([k, v]) => `${k}=${q(join(inputDir, v))}`),
+    `--banner:js=${q(BANNER)}`,
+    `--outfile=${q(join(outputDir, CLASSIFY_CHUNK))}`,
+    '--log-level=warning',
+  ].join(' ');
+}
 
 /**
  * ESM output: the handlers may await at module scope (configuration, one Slack parameter read per cold
@@ -36,13 +64,13 @@ export const BUNDLING: nodejs.BundlingOptions = {
   mainFields: ['module', 'main'],
   // The nodejs22.x runtime provides SDK v3; bundling it would add megabytes and cold-start time.
   externalModules: ['@aws-sdk/*'],
-  // The stack passes policies and profiles as JSON: a JSON reader stands in for the YAML parser (-112 KB).
-  // The Slack client runs with no retries (the outbox retries): one attempt stands in for p-retry (-4.4 KB).
-  esbuildArgs: {
-    '--alias:yaml': './lambdas/adapters/jsonAsYaml.ts',
-    '--alias:p-retry': './lambdas/adapters/slackOneAttempt.ts',
+  esbuildArgs: ESBUILD_ALIASES,
+  banner: BANNER,
+  commandHooks: {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir, outputDir) => [classifyChunkCommand(inputDir, outputDir)],
   },
-  banner: "import{createRequire as __twRequire}from'node:module';const require=__twRequire(import.meta.url);",
   forceDockerBundling: false,
 };
 

@@ -1,5 +1,7 @@
 import { Token } from 'aws-cdk-lib';
+import { configuredProfile } from '../lambdas/adapters/classifier.js';
 import { loadConfig } from '../lambdas/config.js';
+import { loadProfile } from '../lambdas/core/classify/index.js';
 import { ConfigError } from '../lambdas/core/errors.js';
 import { settingOfEnv } from './settings/index.js';
 
@@ -22,7 +24,13 @@ export function checkRuntimeConfig(fn: string, env: Readonly<Record<string, stri
     Object.entries(env).map(([k, v]) => [k, Token.isUnresolved(v) ? (PLACEHOLDER[k] ?? 'x') : v]),
   );
   try {
-    loadConfig(literal);
+    const config = loadConfig(literal);
+    // A custom profile is loaded with the classifier's rules on first use: check it now.
+    try {
+      configuredProfile(config.remediation.profile, loadProfile);
+    } catch (e) {
+      throw new ConfigError((e as Error).message, { name: 'TRAINWATCH_PROFILE' }, { cause: e });
+    }
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     const name = String(e.context.name ?? '');

@@ -10,7 +10,14 @@ import {
 import { type ObjectInfo, type RunFiles, RunGrouper, runKey } from '../core/listing.js';
 import { mapLimit } from '../core/mapLimit.js';
 import type { MovedFiles, RunStore } from '../core/ports.js';
-import { nodeFile, nodeKeyOf, RunFile, type RunFileName, runFileOf } from '../core/protocol/files.js';
+import {
+  nodeFile,
+  nodeKeyOf,
+  RunFile,
+  type RunFileName,
+  runFileOf,
+  stackFile,
+} from '../core/protocol/files.js';
 import { assertRunId } from '../core/protocol/runId.js';
 
 /** Requests in flight while one run's files move to its ended folder. */
@@ -168,6 +175,10 @@ export class S3RunStore implements RunStore {
 
   async readNode(runId: string, rank: number): Promise<Uint8Array | undefined> {
     return this.get(runKey(this.prefix, runId, nodeFile(rank)));
+  }
+
+  async readStack(runId: string, rank: number): Promise<Uint8Array | undefined> {
+    return this.get(runKey(this.prefix, runId, stackFile(rank)));
   }
 
   private async get(key: string, tailBytes?: number): Promise<Uint8Array | undefined> {

@@ -1,5 +1,5 @@
 import type { NodeObject } from './nodes/types.js';
-import { ATTEMPTS_DIR, nodeKeyOf, type RunFileName, runFileOf } from './protocol/files.js';
+import { ATTEMPTS_DIR, nodeKeyOf, type RunFileName, runFileOf, STACKS_DIR } from './protocol/files.js';
 import { assertRunId, runIdProblem } from './protocol/runId.js';
 
 /** One S3 object as a LIST page returns it; `lastModified` is the server's clock (epoch ms). */
@@ -20,6 +20,8 @@ export interface RunFiles {
   readonly nodes?: readonly NodeObject[];
   /** Keys under `nodes/` that name no node (`nodes/abc.json`), one line each: a finding about the run. */
   readonly nodeProblems?: readonly string[];
+  /** v1.2 stack files (`stacks/{rank}.json`) of stuck nodes, by rank. */
+  readonly stacks?: readonly NodeObject[];
 }
 
 /** A key under the prefix that could not be attributed to a valid run. */
@@ -51,6 +53,7 @@ export class RunGrouper {
       firstSeenAt: number;
       nodes?: NodeObject[];
       nodeProblems?: string[];
+      stacks?: NodeObject[];
     }
   >();
   readonly ignored: IgnoredKey[] = [];
@@ -83,6 +86,11 @@ export class RunGrouper {
       run.files[file] = obj;
       return;
     }
+    const stack = nodeKeyOf(path, STACKS_DIR);
+    if (stack?.ok) {
+      run.stacks ??= [];
+      run.stacks.push({ rank: stack.rank, lastModified: obj.lastModified, etag: obj.etag, size: obj.size });
+    }
     const node = nodeKeyOf(path);
     if (!node) return;
     if (node.ok) {
@@ -104,6 +112,7 @@ export class RunGrouper {
         firstSeenAt: r.firstSeenAt,
         ...(r.nodes ? { nodes: r.nodes.sort((a, b) => a.rank - b.rank) } : {}),
         ...(r.nodeProblems ? { nodeProblems: r.nodeProblems } : {}),
+        ...(r.stacks ? { stacks: r.stacks.sort((a, b) => a.rank - b.rank) } : {}),
       }));
   }
 }

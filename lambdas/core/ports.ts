@@ -27,6 +27,8 @@ export interface RunStore {
   read(runId: string, file: RunFileName, tailBytes?: number): Promise<Uint8Array | undefined>;
   /** One node's file, `nodes/{rank}.json` (protocol v1.1); undefined if it vanished. */
   readNode(runId: string, rank: number): Promise<Uint8Array | undefined>;
+  /** A node's stack file (`stacks/{rank}.json`, protocol v1.2); undefined when it vanished. */
+  readStack(runId: string, rank: number): Promise<Uint8Array | undefined>;
   /**
    * Moves every file under the run's folder to its ended folder, named by `stamp`: each is copied only
    * while its ETag is the one listed and deleted only while it still is, so a writer starting a new

@@ -84,6 +84,8 @@ export interface RunRecord {
   readonly nodes?: import('./nodes/types.js').NodeSummaries;
   /** The node count the node files themselves announce (`nodes`), when metadata.json names none. */
   readonly nodesExpected?: number;
+  /** v1.2: what the stacks of a stalled run say (read only in or entering STALLED; core/stacks). */
+  readonly stacks?: StackSummary;
   /** The healthy-run rules' compact memory: rate baseline, straggler and idle-GPU tracks (core/health). */
   readonly health?: import('./health/types.js').HealthState;
   /** `trainwatch ack`: reminders stop until the next transition (see oncall/ack.ts). */
@@ -92,6 +94,17 @@ export interface RunRecord {
   readonly remediation?: import('./remediation/state.js').RemediationState;
   /** Set when the run ended: it left the sweep, its files moved to `ended.folder` (pipeline/ending.ts). */
   readonly ended?: Ended;
+}
+
+/** The stack verdict of a stalled run, with the stack files it was made from (their ETags, by rank). */
+export interface StackSummary {
+  readonly attempt: number;
+  readonly etags: Readonly<Record<string, string>>;
+  readonly text: string;
+  readonly suspects: readonly number[];
+  readonly family: import('./stacks/verdict.js').HangFamily;
+  /** Each node's wait, or why its stack is not usable, by rank (only nodes that wrote a stack). */
+  readonly waits: Readonly<Record<string, import('./stacks/wait.js').Wait | string>>;
 }
 
 /** Where and when a run ended: its record left the live set and its files the swept prefix. */

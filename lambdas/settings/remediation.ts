@@ -1,4 +1,4 @@
-import { BUILTIN_PROFILES, loadProfile, type Profile } from '../core/classify/index.js';
+import { PROFILE_NAMES } from '../core/classify/names.js';
 import { ConfigError } from '../core/errors.js';
 import { loadPolicy, type RestartPolicy } from '../core/remediation/policy/index.js';
 import type { JobCommand } from '../core/remediation/state.js';
@@ -11,21 +11,24 @@ function fail(name: string, message: string, cause?: unknown): never {
   throw new ConfigError(message, { name }, cause ? { cause } : undefined);
 }
 
-/** A built-in classification profile name, or a custom profile as JSON/YAML. */
+/**
+ * A built-in classification profile name, or a custom profile as JSON/YAML text: the classifier loads it
+ * with its rules, on first use (lambdas/adapters/classifier.ts); `cdk synth` has checked it
+ * (lib/runtimeCheck.ts).
+ */
 export function profile<const O extends Base & { default: string }>(o: O) {
   return {
     ...o,
     kind: 'profile' as const,
     envDefault: o.default,
-    parse: (env: Env): Profile | string => {
+    parse: (env: Env): string => {
       const text = read(env, o.env) ?? o.default;
-      if (BUILTIN_PROFILES.has(text)) return text;
-      if (!/[:{\n]/.test(text))
+      if (!PROFILE_NAMES.includes(text) && !/[:{\n]/.test(text))
         fail(
           o.env,
-          `${o.env}=${JSON.stringify(text)} is not a built-in profile (${[...BUILTIN_PROFILES.keys()].join(', ')}) nor JSON/YAML`,
+          `${o.env}=${JSON.stringify(text)} is not a built-in profile (${PROFILE_NAMES.join(', ')}) nor JSON/YAML`,
         );
-      return loadProfile(text);
+      return text;
     },
   };
 }

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
@@ -7,6 +8,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Bundle, buildBundles, externalImports } from '../../bench/bundles.js';
+import { CLASSIFY_CHUNK } from '../../lambdas/adapters/classifier.js';
 import { liveKey } from '../../lambdas/adapters/dynamoStateStore.js';
 import { loadConfig } from '../../lambdas/config.js';
 import { awsClients } from '../../local/awsClients.js';
@@ -155,6 +157,43 @@ describe('bundles', () => {
     expect(summary.alertsSent).toBeGreaterThanOrEqual(1);
     expect(summary.alertsFailed).toBe(0);
     expect(JSON.stringify(slack.received)).toContain('run-bundle-1');
+  });
+
+  it.each(['sweep', 'sentinel'] as const)(
+    '%s leaves the classifier rules out of its bundle, in classify.mjs beside it',
+    (name) => {
+      const b = bundle(name);
+      const sources = (JSON.parse(readFileSync(`${b.file}.map`, 'utf8')) as { sources: string[] }).sources;
+      expect(sources.filter((s) => /core\/classify\/(profiles|classify\.ts)/.test(s))).toEqual([]);
+      const chunk = readFileSync(join(b.dir, CLASSIFY_CHUNK), 'utf8');
+      // A signal's name: in the chunk, not in the handler.
+      expect(chunk).toContain('"dataloader_timeout"');
+      expect(readFileSync(b.file, 'utf8')).not.toContain('dataloader_timeout');
+    },
+  );
+
+  it('the sentinel bundle loads the rules on the first _error and classifies it (FAILED, oom)', async () => {
+    const key = 'training-runs/run-bundle-2/_error';
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Body: 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
+      }),
+    );
+    const summary = await invoke(bundle('sentinel'), {
+      source: 'aws.s3',
+      'detail-type': 'Object Created',
+      detail: { bucket: { name: bucket }, object: { key } },
+    });
+    expect(summary).toMatchObject({ transitions: [{ runId: 'run-bundle-2', to: 'FAILED' }], errors: [] });
+    const item = await ddb.send(
+      new GetItemCommand({
+        TableName: table,
+        Key: { pk: { S: liveKey('run-bundle-2').pk }, sk: { S: 'RUN#run-bundle-2' } },
+      }),
+    );
+    expect(item.Item?.errorType?.S).toBe('oom');
   });
 
   it('the remediate bundle loads and exports a handler', async () => {

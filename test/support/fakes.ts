@@ -112,6 +112,12 @@ export class FakeRunStore implements RunStore {
     if (this.failing.has(runId)) throw new Error(`S3 GetObject failed for ${runId}/nodes/${rank}.json`);
     return this.objects.get(this.key(runId, `nodes/${rank}.json`))?.body;
   }
+
+  async readStack(runId: string, rank: number): Promise<Uint8Array | undefined> {
+    this.reads.push(`${runId}/stacks/${rank}`);
+    await Promise.resolve();
+    return this.objects.get(this.key(runId, `stacks/${rank}.json`))?.body;
+  }
 }
 
 /** Deep copy, like a round trip through DynamoDB (no shared references between writers). */

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { MAX_SKEW_MS } from '../../lambdas/core/findings.js';
-import { type Classifier, newRecord, observe } from '../../lambdas/core/pipeline/observe.js';
+import { type Classifier, classifyError, newRecord, observe } from '../../lambdas/core/pipeline/observe.js';
 import { MAX_JSON_BYTES } from '../../lambdas/core/protocol/files.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
 import { bytes, listed, obj, record } from '../support/fakes.js';
@@ -8,17 +8,16 @@ import { bytes, listed, obj, record } from '../support/fakes.js';
 const M = 60_000;
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
-const noClass: Classifier = () => ({ error_type: null });
 
 /** Observes one read of metadata.json written at `at` with `body`. */
 function readMetadata(r: RunRecord, body: unknown, at = NOW - M, size?: number): RunRecord {
   const run = listed({ metadata: obj('metadata', at, size === undefined ? {} : { size }) });
-  return observe(r, run, { metadata: size === undefined ? bytes(body) : undefined }, NOW, noClass);
+  return observe(r, run, { metadata: size === undefined ? bytes(body) : undefined }, NOW);
 }
 
 /** Observes one read of progress.json written at `at` with `body`. */
 function readProgress(r: RunRecord, body: unknown, at: number, now = NOW): RunRecord {
-  return observe(r, listed({ progress: at }), { progress: bytes(body) }, now, noClass);
+  return observe(r, listed({ progress: at }), { progress: bytes(body) }, now);
 }
 
 describe('observe: metadata.json', () => {
@@ -62,7 +61,7 @@ describe('observe: metadata.json', () => {
   it('does not touch a record that did not read it, nor mutate its input', () => {
     const before = record({ meta: { phase: 'setup' } });
     const frozen = structuredClone(before);
-    const r = observe(before, listed({ metadata: NOW }), {}, NOW, noClass);
+    const r = observe(before, listed({ metadata: NOW }), {}, NOW);
     expect(r).toEqual(before);
     readMetadata(before, { phase: 'training' });
     expect(before).toEqual(frozen);
@@ -93,7 +92,7 @@ describe('observe: metadata.json', () => {
 
   it('records the ETag of a file that vanished between LIST and GET, and changes nothing else', () => {
     const run = listed({ metadata: NOW - M });
-    const r = observe(record({ meta: { phase: 'p' } }), run, { metadata: undefined }, NOW, noClass);
+    const r = observe(record({ meta: { phase: 'p' } }), run, { metadata: undefined }, NOW);
     expect(r.meta).toEqual({ phase: 'p' });
     expect(r.findings).toBeUndefined();
     expect(r.etags.metadata).toBe(run.files.metadata!.etag);
@@ -252,7 +251,7 @@ describe('observe: progress.json and step tracking', () => {
 
   it('an oversized progress.json is judged by its LIST size', () => {
     const run = listed({ progress: obj('progress', t0, { size: MAX_JSON_BYTES + 1 }) });
-    const r = observe(record({ step: 3 }), run, { progress: undefined }, NOW, noClass);
+    const r = observe(record({ step: 3 }), run, { progress: undefined }, NOW);
     expect(r.findings?.['progress.json']).toMatch(/is 262145 bytes/);
     expect(r.step).toBe(3);
   });
@@ -261,23 +260,18 @@ describe('observe: progress.json and step tracking', () => {
 describe('observe: _error, log and _complete', () => {
   const run = listed({ metadata: NOW - M, error: NOW - M, log: NOW - M });
 
-  it('takes the last line of _error as the message and the type from the injected classifier', () => {
+  it('takes the last line of _error as the message and the type from the injected classifier', async () => {
     const classify = vi.fn<Classifier>((text) => ({
       error_type: text.includes('out of memory') ? 'oom' : null,
     }));
     const known = record({ meta: { profile: 'production' } });
-    const r = observe(
-      known,
-      run,
-      {
-        error: bytes(
-          'Traceback (most recent call last):\n  File "train.py"\r\nRuntimeError: CUDA out of memory\n\n',
-        ),
-        log: bytes('step 1\nstep 2 loss 1.0\n'),
-      },
-      NOW,
-      classify,
-    );
+    const reads = {
+      error: bytes(
+        'Traceback (most recent call last):\n  File "train.py"\r\nRuntimeError: CUDA out of memory\n\n',
+      ),
+      log: bytes('step 1\nstep 2 loss 1.0\n'),
+    };
+    const r = await classifyError(observe(known, run, reads, NOW), reads, classify);
     expect(r.errorMessage).toBe('RuntimeError: CUDA out of memory');
     expect(r.errorType).toBe('oom');
     expect(r.lastLogLine).toBe('step 2 loss 1.0');
@@ -290,21 +284,24 @@ describe('observe: _error, log and _complete', () => {
     expect(profile).toBe('production');
   });
 
-  it('an empty _error still has a message', () => {
-    const r = observe(record(), run, { error: new Uint8Array() }, NOW, () => ({ error_type: 'exception' }));
+  it('an empty _error still has a message, and is classified (asynchronously: the rules load on first use)', async () => {
+    const reads = { error: new Uint8Array() };
+    const r = await classifyError(observe(record(), run, reads, NOW), reads, async () => ({
+      error_type: 'exception',
+    }));
     expect(r.errorMessage).toBe('_error written (empty)');
     expect(r.errorType).toBe('exception');
   });
 
   it('decodes non-UTF-8 error text leniently', () => {
     const raw = new Uint8Array([...bytes('NCCL error: '), 0xff, 0xfe, ...bytes(' bad')]);
-    const r = observe(record(), run, { error: raw }, NOW, noClass);
+    const r = observe(record(), run, { error: raw }, NOW);
     expect(r.errorMessage).toBe('NCCL error: \uFFFD\uFFFD bad');
   });
 
   it('a _complete summary with an integer step sets the step; text or a bad step does not', () => {
     const done = listed({ complete: NOW });
-    const at = (body: unknown) => observe(record({ step: 7 }), done, { complete: bytes(body) }, NOW, noClass);
+    const at = (body: unknown) => observe(record({ step: 7 }), done, { complete: bytes(body) }, NOW);
     expect(at({ step: 1000, loss: 0.1 }).step).toBe(1000);
     expect(at({ step: 1.5 }).step).toBe(7);
     expect(at('done').step).toBe(7);

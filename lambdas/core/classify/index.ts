@@ -22,6 +22,7 @@ export {
 } from './errorTypes.js';
 export { compareMatches, type Explainable, explain, ORDER_RULE, orderRule } from './explain.js';
 export { loadProfile } from './load.js';
-export { BUILTIN_PROFILES, DEFAULT_PROFILE } from './profiles/index.js';
+export { DEFAULT_PROFILE, PROFILE_NAMES } from './names.js';
+export { BUILTIN_PROFILES } from './profiles/index.js';
 export { type Profile, SEVERITIES, type Severity, type Signal, type SignalInput } from './schema.js';
 export type { Classification } from './types.js';

@@ -10,13 +10,14 @@ import type { Oncall } from '../oncall/index.js';
 import type { Notifier, RunStore, StateStore } from '../ports.js';
 import { MAX_JSON_BYTES, MAX_TEXT_BYTES, type RunFileName } from '../protocol/files.js';
 import type { RunRecord } from '../record.js';
+import { observeStacks, planStackReads } from '../stacks/observe.js';
 import { RunState } from '../states.js';
 import type { Thresholds } from '../thresholds.js';
 import type { Links } from './alerts.js';
 import type { DeliverOptions } from './deliver.js';
 import { assess, attemptBoundary } from './evaluate.js';
 import { maintain } from './maintain.js';
-import { type Classifier, newRecord, observe, type Reads } from './observe.js';
+import { type Classifier, classifyError, newRecord, observe, type Reads } from './observe.js';
 import { planReads } from './plan.js';
 import { outcome, type RunOutcome } from './runOutcome.js';
 import { transition } from './transition.js';
@@ -73,6 +74,25 @@ async function readNodes(runs: RunStore, run: RunFiles, ranks: readonly number[]
 }
 
 /**
+ * v1.2: a run in or entering STALLED has the stack files it has not seen read and judged (the odd node
+ * out); one that runs again forgets them. Stacks are never read for any other run.
+ */
+async function withStacks(deps: CheckDeps, run: RunFiles, known: RunRecord, now: number): Promise<RunRecord> {
+  const state = assess(run, known, now, deps.thresholds).state;
+  if (state !== RunState.STALLED)
+    return known.stacks && (state === RunState.RUNNING || known.stacks.attempt !== known.attempt)
+      ? { ...known, stacks: undefined }
+      : known;
+  if (!run.stacks?.length) return known;
+  const boundary = attemptBoundary(known);
+  const reads = new Map<number, Uint8Array | undefined>();
+  await mapLimit(planStackReads(run, known, boundary), 16, async (rank) => {
+    reads.set(rank, await deps.runs.readStack(run.runId, rank));
+  });
+  return observeStacks(known, run, reads, boundary, now);
+}
+
+/**
  * Checks one run: reads only what the plan asks, judges it, and writes the result conditionally.
  * Only the writer that wins a transition alerts, so racing sweeps alert exactly once.
  */
@@ -101,7 +121,7 @@ export async function checkRun(
       readFiles(deps.runs, run, filePlan),
       readNodes(deps.runs, run, nodePlan),
     ]);
-    const observed = observe(base, run, reads, now, deps.classify);
+    const observed = await classifyError(observe(base, run, reads, now), reads, deps.classify);
     const nodes = parseNodeReads(run, nodeReads);
     let known: RunRecord = {
       ...observeNodes(observed, run, nodes, attemptBoundary(observed), now),
@@ -122,6 +142,7 @@ export async function checkRun(
         health,
       );
     }
+    known = await withStacks(deps, run, known, now);
     const verdict = assess(run, known, now, deps.thresholds);
     if (verdict.state !== base.state || base.version === 0)
       return await transition(deps, base, known, verdict, run, reads, now);

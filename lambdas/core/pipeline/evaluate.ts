@@ -43,6 +43,23 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
   const boundary = attemptBoundary(known);
   const current = (o: ObjectInfo | undefined) =>
     o !== undefined && (boundary === undefined || o.lastModified > boundary) ? o : undefined;
+  const eff = effectiveThresholds(t, known.meta);
+  // v1.1: a silent or missing node while the run itself still beats, named long before NCCL times out.
+  const nodesAt = (at: number) =>
+    judgeNodes({
+      nodes: currentNodes(run, boundary),
+      summaries: known.nodes,
+      expected: known.meta?.nodes ?? known.nodesExpected,
+      since: boundary ?? Math.min(known.firstSeenAt, run.firstSeenAt),
+      now: at,
+      staleAfterMs: eff.staleAfterMs,
+      startupGraceMs: t.startupGraceMs,
+    });
+  // Every alert of a run with a silent node names it, whichever state fires first.
+  const silent = (at: number) => {
+    const v = nodesAt(at);
+    return v?.silent.length ? `; ${v.reason.split('; ')[0]}` : '';
+  };
   const complete = current(run.files.complete);
   const error = current(run.files.error);
   const metadata = current(run.files.metadata);
@@ -52,7 +69,7 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
   if (error) {
     return {
       state: RunState.FAILED,
-      reason: known.errorMessage ?? '_error written',
+      reason: (known.errorMessage ?? '_error written') + silent(now),
       errorType: known.errorType ?? null,
     };
   }
@@ -91,12 +108,15 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
     };
   }
 
-  const eff = effectiveThresholds(t, known.meta);
   const limit = `threshold ${formatDuration(eff.staleAfterMs)}${eff.why === 'default' ? '' : `, ${eff.why}`}`;
   const stale = beats.filter((o) => now - o.lastModified > eff.staleAfterMs);
   if (stale.length === beats.length) {
     const newest = Math.max(...beats.map((o) => o.lastModified));
-    return { state: RunState.TIMED_OUT, reason: `no heartbeat for ${ago(now, newest)} (${limit})` };
+    // A node silent long before the run's last heartbeat is where it began.
+    return {
+      state: RunState.TIMED_OUT,
+      reason: `no heartbeat for ${ago(now, newest)} (${limit})${silent(newest).replace(' while the run still beats', ' before the run stopped')}`,
+    };
   }
 
   if (progress && known.step !== undefined) {
@@ -106,20 +126,11 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
     if (now - unchangedSince > eff.stallAfterMs)
       return {
         state: RunState.STALLED,
-        reason: `step ${known.step} has not advanced for ${ago(now, unchangedSince)} (threshold ${formatDuration(eff.stallAfterMs)}) while heartbeats are fresh`,
+        reason: `step ${known.step} has not advanced for ${ago(now, unchangedSince)} (threshold ${formatDuration(eff.stallAfterMs)}) while heartbeats are fresh${silent(now)}${known.stacks?.attempt === known.attempt ? `; ${known.stacks.text}` : ''}`,
       };
   }
 
-  // v1.1: a silent or missing node while the run itself still beats, named long before NCCL times out.
-  const nodes = judgeNodes({
-    nodes: currentNodes(run, boundary),
-    summaries: known.nodes,
-    expected: known.meta?.nodes ?? known.nodesExpected,
-    since: boundary ?? Math.min(known.firstSeenAt, run.firstSeenAt),
-    now,
-    staleAfterMs: eff.staleAfterMs,
-    startupGraceMs: t.startupGraceMs,
-  });
+  const nodes = nodesAt(now);
   if (nodes)
     return {
       state: RunState.WARNING,

@@ -18,8 +18,14 @@ import { attemptBoundary } from './evaluate.js';
 /** Bodies read this time, by file; `undefined` means the object vanished between LIST and GET. */
 export type Reads = Partial<Record<RunFileName, Uint8Array | undefined>>;
 
-/** Classifies an error text (with the log tail) into an error type; injected so core stays pluggable. */
-export type Classifier = (text: string, profile?: string) => { error_type: string | null };
+/**
+ * Classifies an error text (with the log tail) into an error type; injected so core stays pluggable (the
+ * functions load the classifier's rules on first use: lambdas/adapters/classifier.ts).
+ */
+export type Classifier = (
+  text: string,
+  profile?: string,
+) => { error_type: string | null } | Promise<{ error_type: string | null }>;
 
 /** A fresh record for a run seen for the first time (version 0: not stored yet). */
 export function newRecord(run: RunFiles, now: number): RunRecord {
@@ -56,13 +62,7 @@ function knownMetadata(v: Metadata, health: HealthOverrides): KnownMetadata {
 }
 
 /** Folds the bodies read this time into what we know about the run. Pure. */
-export function observe(
-  r: RunRecord,
-  run: RunFiles,
-  reads: Reads,
-  now: number,
-  classify: Classifier,
-): RunRecord {
+export function observe(r: RunRecord, run: RunFiles, reads: Reads, now: number): RunRecord {
   let next: RunRecord = r;
   const etags = { ...r.etags };
   const { files } = run;
@@ -150,10 +150,7 @@ export function observe(
   if ('error' in reads && files.error) {
     etags.error = files.error.etag;
     const text = reads.error ? decodeText(reads.error) : '';
-    const log = reads.log ? decodeText(reads.log) : '';
-    const message = lastLine(text) ?? '_error written (empty)';
-    const { error_type } = classify(`${text}\n${log}`, next.meta?.profile);
-    next = { ...next, errorMessage: message, errorType: error_type };
+    next = { ...next, errorMessage: lastLine(text) ?? '_error written (empty)' };
   }
 
   if ('complete' in reads && files.complete) {
@@ -164,4 +161,12 @@ export function observe(
   }
 
   return { ...next, etags };
+}
+
+/** The error type of an `_error` read this time, from its text and the log tail, by the run's profile. */
+export async function classifyError(r: RunRecord, reads: Reads, classify: Classifier): Promise<RunRecord> {
+  if (!('error' in reads)) return r;
+  const text = reads.error ? decodeText(reads.error) : '';
+  const log = reads.log ? decodeText(reads.log) : '';
+  return { ...r, errorType: (await classify(`${text}\n${log}`, r.meta?.profile)).error_type };
 }

@@ -32,13 +32,7 @@ export async function transition(
   const alerting = alertsOn(from, verdict.state) && !historic;
   let draft = known;
   if (alerting && run.files.log && !('log' in reads)) {
-    draft = observe(
-      draft,
-      run,
-      { log: await deps.runs.read(run.runId, 'log', MAX_TEXT_BYTES) },
-      now,
-      deps.classify,
-    );
+    draft = observe(draft, run, { log: await deps.runs.read(run.runId, 'log', MAX_TEXT_BYTES) }, now);
   }
   const state = verdict.state;
   let next: RunRecord = {

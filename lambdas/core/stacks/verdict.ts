@@ -3,10 +3,10 @@ import { toRanges } from '../health/format.js';
 import type { StackFile } from '../protocol/stacks.js';
 import { describeWait, KIND_CAUSE, signature, type Wait, type WaitKind, waitOf } from './wait.js';
 
-/** One node as the stack verdict sees it: its stack (current to its step), or why it has none. */
+/** One node as the stack verdict sees it: where its training thread waits, or why that is unknown. */
 export interface NodeStackInput {
   readonly rank: number;
-  readonly stack?: StackFile;
+  readonly wait?: Wait;
   /** Why its stack file could not be used (too large, invalid): a finding about that node. */
   readonly problem?: string;
   /** How long its node file has been silent, when it lags the others (frozen whole, or gone). */
@@ -37,7 +37,7 @@ const ranks = (xs: readonly number[]) =>
     .join(', ')}`;
 
 /** The training thread's wait: the thread marked `training`, else the first. */
-function trainingWait(s: StackFile): Wait | undefined {
+export function trainingWait(s: StackFile): Wait | undefined {
   const t = s.threads.find((x) => x.training) ?? s.threads[0];
   return t?.frames.length ? waitOf(t.frames) : undefined;
 }
@@ -55,7 +55,7 @@ export function stackVerdict(inputs: readonly NodeStackInput[]): StackVerdict | 
   const groups = new Map<string, { wait: Wait; ranks: number[] }>();
   const none: NodeStackInput[] = [];
   for (const n of inputs) {
-    const wait = n.stack && trainingWait(n.stack);
+    const wait = n.wait;
     if (!wait) {
       const silent =
         n.silentForMs !== undefined ? `its heartbeat stopped ${formatDuration(n.silentForMs)} ago` : '';

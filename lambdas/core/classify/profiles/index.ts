@@ -35,5 +35,4 @@ export const BUILTIN_PROFILES: ReadonlyMap<string, Profile> = new Map(
   }),
 );
 
-/** The profile a run gets when it names none (or names one that does not exist). */
-export const DEFAULT_PROFILE = 'production';
+export { DEFAULT_PROFILE } from '../names.js';
