@@ -13,6 +13,7 @@
 # the run's files; every node's local rank 0 also writes nodes/{node_rank}.json each interval, with nvidia-smi's
 # GPU readings. Node rank: GROUP_RANK, NODE_RANK, SLURM_NODEID, else RANK / LOCAL_WORLD_SIZE; count: NNODES,
 # SLURM_NNODES, else WORLD_SIZE / LOCAL_WORLD_SIZE; local rank: LOCAL_RANK, SLURM_LOCALID. None set: node 0 of 1.
+# Sends no stacks (protocol v1.2's stacks/{node_rank}.json): a shell cannot see the training process's threads.
 # Every function returns 0 even when S3 is unreachable (it says so on stderr): training goes on.
 
 : "${TRAINWATCH_PREFIX:=training-runs}"

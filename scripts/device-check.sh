@@ -1,17 +1,33 @@
 #!/usr/bin/env bash
-# On a real GPU machine: records what trainwatch's GPU readers see, for the tests to replay
-# (test/unit/deviceRecordings.test.ts reads them from test/fixtures/device/).
-#   bash scripts/device-check.sh OUTDIR      (needs nvidia-smi, and python3 with torch; NVML via nvidia-ml-py)
-# Records, with the GPUs idle and then busy under a torch matmul loop:
+# On a real GPU machine: records what trainwatch's GPU readers see, and real runs of the Python client, for the
+# tests to replay (test/unit/deviceRecordings.test.ts reads them from test/fixtures/device/).
+#   bash scripts/device-check.sh OUTDIR [all|gpus|runs]   (needs nvidia-smi, and python3 with torch; NVML via
+#                                                          nvidia-ml-py; `runs` takes about 4 minutes)
+# gpus: with the GPUs idle and then busy under a torch matmul loop, records
 #   - nvidia-smi's answers to the exact queries of the node file (Python client, CLI) and of diagnose.sh;
 #   - the Python client's node file, read through NVML and through nvidia-smi;
 #   - lambdas/ssm/diagnose.sh, run as the SSM document runs it (a PID file, a checkpoint folder, a log).
+# runs: real training processes with the Python client, every S3 write it makes kept in order (no network: the
+# client writes through a stand-in S3 client into OUTDIR/run-NAME/; see tw_record.py below):
+#   - hang: torchrun, two single-process "nodes" on gloo; node 1's data loader worker blocks for good while
+#     node 0 waits in all_reduce: both nodes' stacks/{N}.json (written, rewritten) and node files;
+#   - cuda-hang: a CUDA kernel that never ends (torch.cuda._sleep) under `.item()`: the stacks of a thread
+#     blocked in CUDA, node files with the GPU busy and no step;
+#   - slow-loader: steps at full speed, then a data loader slowed 1000x (1.5 s a batch, GPU idle): node files
+#     whose rates should follow within one interval, and no stacks (slow is not stuck).
 set -u
-OUT=${1:?usage: device-check.sh OUTDIR}
+OUT=${1:?usage: device-check.sh OUTDIR [all|gpus|runs]}
+MODE=${2:-all}
+case $MODE in all | gpus | runs) ;; *) echo "device-check.sh: unknown mode $MODE (all, gpus or runs)" >&2; exit 2 ;; esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$OUT"
 PY=${PYTHON:-python3}
+export PYTHONPATH="$ROOT/clients/python/src${PYTHONPATH:+:$PYTHONPATH}"
 NODE_QUERY=index,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,ecc.errors.uncorrected.volatile.total
+# The Python client's full query since v1.2 (clocks, power limit, throttle reasons), and the same with the
+# throttle reasons' newer name, so the recording says which names this driver accepts.
+PY_QUERY=$("$PY" -c 'from trainwatch._gpus import QUERY; print(QUERY)')
+PY_QUERY_EVENTS=${PY_QUERY//clocks_throttle_reasons./clocks_event_reasons.}
 DIAG_QUERY=$(sed -n 's/.*--query-gpu=\([^ ]*\) .*/\1/p' "$ROOT/lambdas/ssm/diagnose.sh" | head -n 1)
 WORK=$(mktemp -d)
 mkdir -p "$WORK/ckpt/step_1200" "$WORK/ckpt/step_2400"
@@ -19,7 +35,7 @@ printf 'step 2400 loss 1.93\n' >"$WORK/train.log"
 
 node_files() { # $1: idle|busy
   for source in nvml nvidia-smi; do
-    PYTHONPATH="$ROOT/clients/python/src" "$PY" - "$source" >"$OUT/node-$source-$1.json" <<'EOF'
+    "$PY" - "$source" >"$OUT/node-$source-$1.json" <<'EOF'
 import sys, time
 from trainwatch._gpus import GpuSampler
 from trainwatch._node import NodeBeat
@@ -38,28 +54,164 @@ EOF
 
 record() { # $1: idle|busy
   nvidia-smi --query-gpu="$NODE_QUERY" --format=csv,noheader,nounits >"$OUT/nvidia-smi-node-$1.csv" 2>&1
+  nvidia-smi --query-gpu="$PY_QUERY" --format=csv,noheader,nounits >"$OUT/nvidia-smi-clocks-$1.csv" 2>&1
+  nvidia-smi --query-gpu="$PY_QUERY_EVENTS" --format=csv,noheader,nounits >"$OUT/nvidia-smi-clocks-events-$1.csv" 2>&1
   nvidia-smi --query-gpu="$DIAG_QUERY" --format=csv,noheader,nounits >"$OUT/nvidia-smi-diagnose-$1.csv" 2>&1
   node_files "$1"
   TW_RUN_ID=device-check TW_PID_FILE="$WORK/train.pid" TW_CHECKPOINT_DIR="$WORK/ckpt" TW_LOG_PATH="$WORK/train.log" \
     TW_TAIL_LINES=20 bash "$ROOT/lambdas/ssm/diagnose.sh" >"$OUT/diagnose-$1.txt" 2>"$OUT/diagnose-$1.stderr"
 }
 
-nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
-echo 999999 >"$WORK/train.pid" # no such process: the idle recording sees a dead run
-record idle
+gpus() {
+  nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
+  echo 999999 >"$WORK/train.pid" # no such process: the idle recording sees a dead run
+  record idle
 
-cat >"$WORK/load.py" <<'EOF'
+  cat >"$WORK/load.py" <<'EOF'
 import sys, time, torch
 a = torch.randn(8192, 8192, device="cuda")
 end = time.time() + float(sys.argv[1])
 while time.time() < end:
     (a @ a).sum().item()
 EOF
-"$PY" "$WORK/load.py" 60 &
-echo $! >"$WORK/train.pid"
-sleep 15 # CUDA context up and the loop running
-record busy
-kill "$(cat "$WORK/train.pid")" 2>/dev/null
-wait
+  "$PY" "$WORK/load.py" 60 &
+  echo $! >"$WORK/train.pid"
+  sleep 15 # CUDA context up and the loop running
+  record busy
+  kill "$(cat "$WORK/train.pid")" 2>/dev/null
+  wait
+}
+
+runs() {
+  # A stand-in S3 client: each object lands in ROOT/live/KEY (deleted on delete), and every write and delete, in
+  # order, in ROOT/ops-PID.jsonl (time, op, key, size) with the written bytes in ROOT/writes/.
+  cat >"$WORK/tw_record.py" <<'EOF'
+import json, os, threading, time
+
+class NoSuchKey(Exception):
+    response = {"Error": {"Code": "NoSuchKey"}}
+
+class FileS3:
+    def __init__(self, root):
+        self.root, self.lock, self.n = root, threading.Lock(), 0
+        os.makedirs(os.path.join(root, "writes"), exist_ok=True)
+
+    def _log(self, op, key, body=None):
+        with self.lock:
+            self.n += 1
+            at = time.time()
+            if body is not None:
+                name = f"{at:.3f}-{os.getpid()}-{self.n:05d}-{key.replace('/', '_')}"
+                with open(os.path.join(self.root, "writes", name), "wb") as f:
+                    f.write(body)
+            with open(os.path.join(self.root, f"ops-{os.getpid()}.jsonl"), "a") as f:
+                f.write(json.dumps({"t": round(at, 3), "op": op, "key": key, "bytes": None if body is None else len(body)}) + "\n")
+
+    def put_object(self, Bucket, Key, Body, ContentType=""):
+        path = os.path.join(self.root, "live", Key)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(Body)
+        self._log("put", Key, Body)
+
+    def delete_object(self, Bucket, Key):
+        try:
+            os.remove(os.path.join(self.root, "live", Key))
+        except FileNotFoundError:
+            pass
+        self._log("delete", Key)
+
+    def get_object(self, Bucket, Key):
+        raise NoSuchKey(Key)  # every recording is a first attempt
+
+def watch(run_id, root, **options):
+    import trainwatch, trainwatch._stacks
+    trainwatch._stacks.REWRITE_EVERY = 20.0  # 5 minutes in production: a recording cannot wait that long
+    options = {"interval": 3, "stack_after": 10, "handle_sigterm": False, **options}
+    return trainwatch.watch(run_id, "recordings", s3_client=FileS3(root), **options)
+EOF
+
+  # hang: node 1's data loader worker never returns batch 20; node 0 then waits in all_reduce for it.
+  cat >"$WORK/hang.py" <<'EOF'
+import sys, threading, time, torch, torch.distributed as dist
+from tw_record import watch
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+
+class Data(torch.utils.data.Dataset):
+    def __len__(self):
+        return 10**6
+    def __getitem__(self, i):
+        if rank == 1 and i >= 20 * 8:
+            threading.Event().wait()  # a worker stuck for good (a dead NFS mount, a deadlocked decoder)
+        return torch.randn(64)
+
+batches = iter(torch.utils.data.DataLoader(Data(), batch_size=8, num_workers=2))  # workers forked before our thread
+with watch("device-hang", sys.argv[1]) as run:
+    for step, batch in enumerate(batches):
+        loss = batch.sum()
+        dist.all_reduce(loss)
+        run.progress(step, samples=8)
+        time.sleep(0.05)
+EOF
+  mkdir -p "$OUT/run-hang"
+  for node in 0 1; do
+    (cd "$WORK" && PYTHONPATH="$WORK:$PYTHONPATH" timeout -k 5 75 "$PY" -m torch.distributed.run --nnodes=2 \
+      --node-rank=$node --nproc-per-node=1 --master-addr=127.0.0.1 --master-port=29517 hang.py "$OUT/run-hang" \
+      >"$OUT/run-hang/node$node.log" 2>&1) &
+  done
+  wait
+
+  # cuda-hang: 20 steps, then a kernel that spins for minutes; `.item()` waits for it.
+  cat >"$WORK/cuda_hang.py" <<'EOF'
+import sys, torch
+from tw_record import watch
+x = torch.randn(4096, 4096, device="cuda")
+with watch("device-cuda-hang", sys.argv[1]) as run:
+    for step in range(20):
+        (x @ x).sum().item()
+        run.progress(step, samples=32)
+    torch.cuda._sleep(2**40)  # about ten minutes of clock cycles on one SM
+    (x @ x).sum().item()
+    run.progress(20, samples=32)
+EOF
+  mkdir -p "$OUT/run-cuda-hang"
+  (cd "$WORK" && PYTHONPATH="$WORK:$PYTHONPATH" timeout -k 5 50 "$PY" cuda_hang.py "$OUT/run-cuda-hang" \
+    >"$OUT/run-cuda-hang/process.log" 2>&1)
+
+  # slow-loader: 20 s at full speed on the GPU, then each batch waits 1.5 s for data (the GPU idles).
+  cat >"$WORK/slow_loader.py" <<'EOF'
+import sys, time, torch
+from tw_record import watch
+slow_from = time.time() + 20
+
+class Data(torch.utils.data.Dataset):
+    def __len__(self):
+        return 10**7
+    def __getitem__(self, i):
+        if time.time() > slow_from:
+            time.sleep(1.5 / 32)
+        return torch.randn(1024)
+
+loader = torch.utils.data.DataLoader(Data(), batch_size=32, num_workers=0)
+w = torch.randn(1024, 1024, device="cuda")
+with watch("device-slow-loader", sys.argv[1], interval=5) as run:
+    print(f"slowdown at {slow_from:.3f}", flush=True)
+    for step, batch in enumerate(loader):
+        (batch.cuda() @ w).sum().item()
+        run.progress(step, samples=32)
+        if time.time() > slow_from + 35:
+            break
+EOF
+  mkdir -p "$OUT/run-slow-loader"
+  (cd "$WORK" && PYTHONPATH="$WORK:$PYTHONPATH" timeout -k 5 90 "$PY" slow_loader.py "$OUT/run-slow-loader" \
+    >"$OUT/run-slow-loader/process.log" 2>&1)
+}
+
+case $MODE in
+  all) gpus; runs ;;
+  gpus) gpus ;;
+  runs) runs ;;
+esac
 rm -rf "$WORK"
-ls -l "$OUT"
+ls -lR "$OUT"
