@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 
-/** The nvidia-smi columns, in the order of the node file's GPU fields (the Python client asks the same). */
+/** The v1.1 nvidia-smi columns, in the order of the node file's GPU fields (the Python client asks these and, where
+ * the driver answers, SM clocks, the power limit and throttle reasons too: the CLI writer sends the v1.1 set). */
 export const GPU_QUERY =
   'index,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,ecc.errors.uncorrected.volatile.total';
 const FIELDS = [

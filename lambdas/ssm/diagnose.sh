@@ -168,5 +168,32 @@ elif [ -n "$LOG_PATH" ]; then
   emit log.missing "$LOG_PATH"
 fi
 
+# --- Python stacks: where each training process waits (py-spy, when the instance has it) -------------
+# Read only; `py-spy dump` pauses the process for a moment. Frames are emitted innermost first, as
+# py-spy prints them; a process is capped at 40 lines, all of them at 120
+# (last, so that a long dump can never cut the facts above out of the output).
+if [ "$alive" = true ]; then
+  if command -v py-spy >/dev/null 2>&1; then
+    left=120
+    for p in ${pid:-} ${pids:-}; do
+      [ "$left" -gt 0 ] || break
+      out=$(timeout 20 py-spy dump --full-filenames --pid "$p" 2>&1)
+      rc=$?
+      if [ $rc -ne 0 ]; then
+        emit stack.problem "py-spy exit $rc for pid $p: $(printf '%s' "$out" | head -n 1)"
+        continue
+      fi
+      emit stack.process "$p"
+      while IFS= read -r l; do
+        [ "$left" -gt 0 ] || break
+        emit stack "$l"
+        left=$((left - 1))
+      done <<<"$(printf '%s\n' "$out" | head -n 40)"
+    done
+  else
+    emit stack.problem "py-spy not installed (pip install py-spy: the diagnosis then shows where the process waits)"
+  fi
+fi
+
 emit end ok
 exit 0

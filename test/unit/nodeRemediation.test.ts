@@ -41,7 +41,8 @@ function world(
   job: Record<string, unknown> = {},
   n = 4,
   missingInstance?: number,
-  state: 'TIMED_OUT' | 'WARNING' = 'TIMED_OUT',
+  state: 'TIMED_OUT' | 'WARNING' | 'STALLED' = 'TIMED_OUT',
+  extra: Record<string, unknown> = {},
 ) {
   const runs = new FakeRunStore();
   runs.put(
@@ -66,6 +67,7 @@ function world(
       stepAdvancedAt: NOW - 30 * M,
       nodes,
       meta: { nodes: n, startedAt: NOW - 3 * 24 * 60 * M },
+      ...extra,
     }),
   );
   const slack = new RecordingNotifier('slack');
@@ -97,7 +99,75 @@ function world(
 const ok = (output: string): CommandResult => ({ status: 'Success', ok: true, output });
 const details = (slack: RecordingNotifier) => slack.sent.at(-1)!.details!.join('\n');
 
+/** What diagnose.sh prints of py-spy's dump of a process whose main thread is in `frames` (innermost first). */
+const pySpy = (frames: string[]) =>
+  [
+    'process.alive=true',
+    'process.pid=4242',
+    'stack.process=4242',
+    'stack=Process 4242: /opt/conda/bin/python3.11 train.py',
+    'stack=Thread 4242 (idle): "MainThread"',
+    ...frames.map((f) => `stack=    ${f}`),
+    'stack=Thread 4300 (idle): "trainwatch-writer"',
+    'stack=    Condition.wait (/opt/conda/lib/python3.11/threading.py:331)',
+    'end=ok',
+  ].join('\n');
+const SITE = '/opt/conda/lib/python3.11/site-packages';
+const IN_ALL_REDUCE = pySpy([
+  `all_reduce (${SITE}/torch/distributed/distributed_c10d.py:2806)`,
+  `wrapper (${SITE}/torch/distributed/c10d_logger.py:81)`,
+  'train_step (/opt/train/train.py:88)',
+  'main (/opt/train/train.py:97)',
+]);
+const IN_DATA_LOADER = pySpy([
+  'Condition.wait (/opt/conda/lib/python3.11/threading.py:327)',
+  'Queue.get (/opt/conda/lib/python3.11/queue.py:171)',
+  'Dataset.__getitem__ (/opt/train/dataset.py:41)',
+  `_MapDatasetFetcher.fetch (${SITE}/torch/utils/data/_utils/fetch.py:52)`,
+  `_SingleProcessDataLoaderIter._next_data (${SITE}/torch/utils/data/dataloader.py:757)`,
+  `_BaseDataLoaderIter.__next__ (${SITE}/torch/utils/data/dataloader.py:701)`,
+  'main (/opt/train/train.py:95)',
+]);
+
 describe('remediation of a multi-node run', () => {
+  it('a stalled run: names the node whose py-spy stack stands apart (data loader among all_reduce), typed hang by its stack', async () => {
+    const runner = new Nodes((i) => ok(i === id(2) ? IN_DATA_LOADER : IN_ALL_REDUCE));
+    const { deps, slack, states } = world(runner, {}, 4, undefined, 'STALLED');
+    // The log's last words would say the NCCL watchdog: the blocking call decides, not the last line.
+    (deps.runs as FakeRunStore).put(
+      'r1',
+      'log',
+      'step 5200 loss 1.1\n[Rank 0] Watchdog caught collective operation timeout',
+      NOW - M,
+    );
+    await remediate(deps, { runId: 'r1', state: 'STALLED' }, NOW);
+    expect(details(slack)).toMatch(
+      /^culprit: node 2 \(i-00000000000000002, ip-10-0-1-22\): training thread in `DataLoader.__next__` \(queue.get, dataset.py:41\) while the others are not \(py-spy\); 3 nodes healthy$/m,
+    );
+    expect((await states.get('r1'))!.errorType).toBe('hang');
+  });
+
+  it('a stalled run whose client wrote stacks: the sweep’s verdict names the culprit and its family (a lock: deadlock)', async () => {
+    const runner = new Nodes(() => ok(GONE.replace('false', 'true')));
+    const stacks = {
+      attempt: 1,
+      etags: {},
+      waits: {
+        '0': { kind: 'collective', call: 'all_reduce', at: 'train.py:88' },
+        '1': { kind: 'lock', call: 'lock.acquire', at: 'metrics.py:30' },
+      },
+      text: "node 0 wait in `all_reduce` (train.py:88); node 1 is in `lock.acquire` (metrics.py:30): node 1's lock is the likely cause",
+      suspects: [1],
+      family: 'deadlock',
+    };
+    const { deps, slack, states } = world(runner, {}, 2, undefined, 'STALLED', { stacks });
+    await remediate(deps, { runId: 'r1', state: 'STALLED' }, NOW);
+    expect(details(slack)).toMatch(
+      /^culprit: node 1 \(i-00000000000000001, ip-10-0-1-21\): training thread in `lock.acquire` \(metrics.py:30\) while the others are not \(its stack file\)/m,
+    );
+    expect((await states.get('r1'))!.errorType).toBe('deadlock');
+  });
+
   it('diagnoses every node in one fan-out and names the Xid node as culprit; an all-nodes restart is refused', async () => {
     const runner = new Nodes((i) => ok(i === id(2) ? XID79 : GONE));
     const { deps, slack, states } = world(runner);

@@ -119,6 +119,41 @@ describe('diagnose.sh against stub nvidia-smi / dmesg', () => {
     expect(d.processAlive).toBe(false);
   });
 
+  it('dumps the training process’s Python stacks with py-spy when the instance has it, and says so when not', async () => {
+    const marker = `tw${process.pid}s`;
+    const child = fakeTraining(marker);
+    await until(
+      () => execFileSync('bash', ['-c', `pgrep -f ${marker} || true`], { encoding: 'utf8' }).trim() !== '',
+    );
+    const run = (path: string, fixture = 'train') =>
+      parseDiagnosis(
+        execFileSync('bash', [DIAGNOSE], {
+          env: {
+            PATH: `${path}${join(STUBS, 'healthy')}:${process.env.PATH}`,
+            TW_RUN_ID: 'run-1',
+            TW_PROCESS_PATTERN: `train.py --tag ${marker}`,
+            TW_PYSPY_FIXTURE: fixture,
+          },
+          encoding: 'utf8',
+        }),
+      );
+    const d = run(`${join(STUBS, 'pyspy')}:`);
+    expect(d.truncated).toBe(false);
+    expect(d.stacks).toHaveLength(1);
+    expect(d.stacks![0]).toMatchObject({ pid: child.pid });
+    expect(d.stacks![0]!.lines[3]).toBe('Thread 14910 (idle): "MainThread"');
+    expect(summarize(d).lines).toContain(
+      'training process (py-spy): main thread in `threading.wait` (queue.get, dataset.py:6)',
+    );
+    expect(summarize(run(`${join(STUBS, 'pyspy')}:`, 'sleepy')).lines).toContain(
+      'training process (py-spy): main thread in `wait_for_data` (sleepy.py:3)',
+    );
+    // Without py-spy on the PATH (the stubs' folder has none): a fact, never a failure.
+    const none = run('');
+    expect(none.stacks).toBeUndefined();
+    expect(summarize(none).lines.join('\n')).toMatch(/no Python stack: py-spy not installed/);
+  });
+
   it('tells the NCCL transport from the log and returns its tail', () => {
     const log = join(tmp, 'train.log');
     writeFileSync(

@@ -12,6 +12,8 @@ export interface NodeExamination {
   readonly unexamined?: string;
   /** How long the node's file has been silent, when it is past the stale threshold. */
   readonly silentForMs?: number;
+  /** Its training thread's stack sets it apart from the others' (core/stacks): where it is instead. */
+  readonly stackOutlier?: string;
 }
 
 /** Kinds of evidence, strongest first: a broken GPU outranks everything it causes on other nodes. */
@@ -20,6 +22,7 @@ export const CULPRIT_KINDS = [
   'host_oom',
   'disk_full',
   'process_gone',
+  'stack_outlier',
   'heartbeat_silent',
   'gpus_idle',
 ] as const;
@@ -74,6 +77,8 @@ function evidenceOf(
       kind: 'process_gone',
       evidence: 'training process not running while the other nodes still run it',
     };
+  // A stack apart from the others' says where the hang is; a fault above it would explain it, silence would not.
+  if (e.stackOutlier) return { kind: 'stack_outlier', evidence: e.stackOutlier };
   if (e.silentForMs !== undefined)
     return { kind: 'heartbeat_silent', evidence: `no node heartbeat for ${formatDuration(e.silentForMs)}` };
   const util = d ? meanUtil(d) : undefined;
@@ -87,8 +92,9 @@ function evidenceOf(
 
 /**
  * Names the node that broke from every node's diagnosis, ranked: GPU Xid / ECC / fallen off the bus >
- * host OOM kill > disk or inodes full > training process gone > heartbeat silent > GPUs idle while the
- * others are busy. Ties go to the node that went silent first, then the lowest rank. Pure.
+ * host OOM kill > disk or inodes full > training process gone > a training stack apart from the others'
+ * (in its data loader while they wait in all_reduce) > heartbeat silent > GPUs idle while the others are
+ * busy. Ties go to the node that went silent first, then the lowest rank. Pure.
  */
 export function findCulprit(exams: readonly NodeExamination[]): NodeFindings {
   const examined = exams.filter((e) => e.diagnosis);

@@ -38,6 +38,15 @@ export function bestSteps(rec: RunRecord, attempt: number): Record<string, numbe
   return steps;
 }
 
+/** The log's word for a hang: where the stacks show the blocking call, they decide the family instead. */
+const HANG_TYPES = new Set(['hang', 'deadlock', 'distributed_timeout', 'nccl_timeout', 'watchdog_timeout']);
+
+/** A stalled run's type from its stacks (a lock: deadlock; a collective: distributed timeout; else hang). */
+function stallType(rec: RunRecord, logType: string | null, seen: Seen): string | undefined {
+  if (rec.state !== RunState.STALLED || !seen.stackFamily) return undefined;
+  return logType === null || HANG_TYPES.has(logType) ? seen.stackFamily : undefined;
+}
+
 /** Reads the run's target and files, probes its instance and classifies all of it together. */
 export async function assess(deps: RemediationDeps, rec: RunRecord, now: number): Promise<Assessment> {
   const { settings } = deps;
@@ -45,7 +54,7 @@ export async function assess(deps: RemediationDeps, rec: RunRecord, now: number)
   const [errorText, logText, seen] = await Promise.all([
     rec.state === RunState.FAILED ? readText(deps, rec.runId, 'error') : Promise.resolve(''),
     readText(deps, rec.runId, 'log'),
-    isMultiNode(rec) ? probeNodes(deps, target, rec, now) : probe(deps, target, rec.runId),
+    isMultiNode(rec) ? probeNodes(deps, target, rec, now) : probe(deps, target, rec),
   ]);
   const classification = classifyDetailed(
     [errorText, logText, seen.evidence].join('\n'),
@@ -58,7 +67,8 @@ export async function assess(deps: RemediationDeps, rec: RunRecord, now: number)
     target,
     seen,
     classification,
-    errorType: classification.error_type ?? rec.errorType ?? null,
+    errorType:
+      stallType(rec, classification.error_type, seen) ?? classification.error_type ?? rec.errorType ?? null,
     attempt,
     restarts,
     steps: bestSteps(rec, attempt),

@@ -1,6 +1,7 @@
 import { findCulprit, type NodeExamination, type NodeFindings } from '../nodes/culprit.js';
 import type { NodeSummaries } from '../nodes/types.js';
 import type { RunRecord } from '../record.js';
+import { stackOutliers } from '../stacks/evidence.js';
 import { parseDiagnosis, summarize } from './diagnosis/index.js';
 import type { Probe } from './policy/index.js';
 import type { Seen } from './probe.js';
@@ -85,9 +86,19 @@ export async function probeNodes(
       );
     }
   }
+  const diagnoses = new Map([...exams].map(([rank, e]) => [rank, e.diagnosis]));
+  const stacks = stackOutliers(rec, diagnoses, silent);
+  for (const [rank, stackOutlier] of stacks.outliers)
+    if (exams.has(rank)) exams.set(rank, { ...exams.get(rank)!, stackOutlier });
   const nodes = findCulprit([...exams.values()]);
   const evidenceNode = exams.get(nodes.culprit?.rank ?? 0)?.diagnosis ?? exams.get(0)?.diagnosis;
-  return { probe: policyProbe(nodes, exams), evidence: evidenceOf(evidenceNode), commandId, nodes };
+  return {
+    probe: policyProbe(nodes, exams),
+    evidence: evidenceOf(evidenceNode),
+    commandId,
+    nodes,
+    stackFamily: stacks.family,
+  };
 }
 
 function evidenceOf(d: ReturnType<typeof parseDiagnosis> | undefined): string {

@@ -1,4 +1,7 @@
 import type { NodeFindings } from '../nodes/culprit.js';
+import type { RunRecord } from '../record.js';
+import { stackOutliers } from '../stacks/evidence.js';
+import type { HangFamily } from '../stacks/verdict.js';
 import { parseDiagnosis, summarize } from './diagnosis/index.js';
 import type { Probe } from './policy/index.js';
 import { diagnoseParameters, type RemediationTarget } from './target.js';
@@ -12,14 +15,17 @@ export interface Seen {
   readonly commandId?: string;
   /** A multi-node run: every node's verdict and the culprit. */
   readonly nodes?: NodeFindings;
+  /** The hang family the stacks show (the blocking call decides: core/stacks), where there are any. */
+  readonly stackFamily?: HangFamily;
 }
 
 /** Runs the diagnosis document on the run's instance; every way it can fail becomes a finding, never a throw of the run's fault. */
 export async function probe(
   deps: Pick<RemediationDeps, 'commands' | 'settings'>,
   t: RemediationTarget,
-  runId: string,
+  rec: RunRecord,
 ): Promise<Seen> {
+  const runId = rec.runId;
   const none = (finding: string) => ({ probe: { ok: false, finding } as Probe, evidence: '' });
   if (!t.instanceId)
     return none('metadata.json names no valid instance_id, so the instance cannot be examined');
@@ -38,5 +44,6 @@ export async function probe(
     probe: { ok: true, summary: summarize(d) },
     evidence: [...d.xids.map((x) => x.line), ...d.kernelOomKills, ...d.logTail].join('\n'),
     commandId: r.commandId,
+    stackFamily: stackOutliers(rec, new Map([[0, d]])).family,
   };
 }

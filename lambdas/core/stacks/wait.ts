@@ -94,7 +94,10 @@ const RULES: readonly {
  * none is running code (a slow step, a busy loop). Pure.
  */
 export function waitOf(frames: readonly StackFrame[]): Wait {
-  const inner = [...frames].reverse();
+  // py-spy prints qualified names (`Queue.get`, `_BaseDataLoaderIter.__next__`): the rules match the last part.
+  const inner = [...frames]
+    .reverse()
+    .map((f) => ({ ...f, function: f.function.slice(f.function.lastIndexOf('.') + 1) }));
   const user = inner.find(isUser);
   const at = user ? `${base(user.file)}:${user.line ?? '?'}` : undefined;
   // The outermost of the standard library's wait frames at the top: queue.get, not the threading.wait in it.

@@ -16,6 +16,7 @@ export function parseDiagnosis(output: string): Diagnosis {
   let ended = false;
   let gpuProblem: string | undefined;
   let processAlive: boolean | null = null;
+  const stacks: { pid: number; lines: string[] }[] = [];
 
   for (const raw of output.replace(/\r\n?/g, '\n').split('\n')) {
     if (!raw.trim()) continue;
@@ -98,6 +99,15 @@ export function parseDiagnosis(output: string): Diagnosis {
       case 'log':
         logTail.push(value);
         break;
+      case 'stack.process':
+        stacks.push({ pid: int(value) ?? 0, lines: [] });
+        break;
+      case 'stack':
+        stacks.at(-1)?.lines.push(value);
+        break;
+      case 'stack.problem':
+        d.stackProblem = value;
+        break;
       case 'end':
         ended = value === 'ok';
         break;
@@ -119,6 +129,7 @@ export function parseDiagnosis(output: string): Diagnosis {
     ),
     missingPaths: missing,
     logTail,
+    ...(stacks.length ? { stacks } : {}),
     truncated: !ended,
     unparsed,
   };

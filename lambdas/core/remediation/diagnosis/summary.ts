@@ -1,3 +1,6 @@
+import { stackFromPySpy } from '../../stacks/pyspy.js';
+import { trainingWait } from '../../stacks/verdict.js';
+import { describeWait } from '../../stacks/wait.js';
 import type { Diagnosis } from './types.js';
 
 /** What an Xid means and whether the node can still run the job (NVIDIA's Xid catalogue, abridged). */
@@ -123,6 +126,12 @@ export function summarize(d: Diagnosis): DiagnosisSummary {
       `NCCL over NET/Socket, EFA expected (${d.efaDevices} EFA devices present) — check the aws-ofi-nccl plugin`,
     );
   else if (d.ncclTransport === 'efa') info.push('NCCL over EFA (OFI plugin)');
+
+  // Where the training process waits, from py-spy: the hang's evidence where the client wrote no stacks.
+  const stack = d.stacks && stackFromPySpy(0, d.stacks);
+  const wait = stack && trainingWait(stack);
+  if (wait) info.push(`training process (py-spy): main thread in ${describeWait(wait)}`);
+  else if (d.stackProblem && d.processAlive) info.push(`no Python stack: ${d.stackProblem}`);
 
   if (d.truncated)
     info.push('diagnosis output incomplete (cut at the SSM output limit, or the script was killed)');

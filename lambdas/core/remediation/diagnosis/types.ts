@@ -54,6 +54,10 @@ export interface Diagnosis {
   readonly ncclTransport?: 'efa' | 'ib' | 'socket' | 'unknown';
   readonly efaDevices?: number;
   readonly logTail: readonly string[];
+  /** `py-spy dump` of each training process, when the instance has py-spy (innermost frames first). */
+  readonly stacks?: readonly import('../../stacks/pyspy.js').PySpyDump[];
+  /** Why there are no stacks: py-spy not installed, or it failed. */
+  readonly stackProblem?: string;
   /** The output ended without the end marker: cut by SSM's 24,000-character limit or a killed script. */
   readonly truncated: boolean;
   /** Lines we could not parse, at most a few, for debugging. */
