@@ -12,7 +12,18 @@ export interface NodeRow {
   step: number | null;
   gpu_util: number | null;
   finding: string | null;
+  /**
+   * Where its training thread waits, from its stack (protocol v1.2; only while the run is stalled):
+   * `kind` (collective, data_loader, checkpoint_io, cuda, lock, sleep, running), `call`, `blocks`, `at`,
+   * `suspect` (the odd one out); or `problem` when its stack file was unusable. Null: no stack.
+   */
+  stack: StackRow | null;
 }
+
+/** One node's stack in `status RUN_ID --json`. */
+export type StackRow =
+  | { kind: string; call: string; blocks: string | null; at: string | null; suspect: boolean }
+  | { problem: string; suspect: boolean };
 
 /**
  * The node table of one run: freshness from a fresh LIST (`listed`), the rest from what the sweep kept.
@@ -35,6 +46,8 @@ export function nodeRows(
     const s = r.nodes?.[rank];
     const seen = byRank.get(rank)?.lastModified ?? s?.lastSeen;
     const stale = seen === undefined || now - seen > staleAfterMs;
+    const wait = r.stacks?.attempt === r.attempt ? r.stacks.waits[rank] : undefined;
+    const suspect = r.stacks?.suspects.includes(rank) ?? false;
     const silent =
       seen === undefined ? 'never reported' : stale ? `silent for ${formatDuration(now - seen)}` : undefined;
     rows.push({
@@ -46,14 +59,30 @@ export function nodeRows(
       step: s?.step ?? null,
       gpu_util: s?.gpuUtil ?? null,
       finding: [s?.finding, silent].filter(Boolean).join('; ') || null,
+      stack:
+        wait === undefined
+          ? null
+          : typeof wait === 'string'
+            ? { problem: wait, suspect }
+            : { kind: wait.kind, call: wait.call, blocks: wait.blocks ?? null, at: wait.at ?? null, suspect },
     });
   }
   return rows;
 }
 
+/** `all_reduce (train.py:88)`, `* DataLoader.__next__ (queue.get, dataset.py:41)` for the odd one out. */
+function stackText(s: StackRow | null): string {
+  if (!s) return '-';
+  const text =
+    'problem' in s
+      ? s.problem
+      : `${s.call}${s.blocks || s.at ? ` (${[s.blocks, s.at].filter(Boolean).join(', ')})` : ''}`;
+  return `${s.suspect ? '* ' : ''}${text}`;
+}
+
 /** The node table for people. */
 export function nodeTable(rows: readonly NodeRow[], now: number): string {
-  const header = ['NODE', 'INSTANCE', 'HOST', 'LAST BEAT', 'STEP', 'GPU UTIL', 'FINDING'];
+  const header = ['NODE', 'INSTANCE', 'HOST', 'LAST BEAT', 'STEP', 'GPU UTIL', 'STACK', 'FINDING'];
   const body = rows.map((n) => [
     String(n.node_rank),
     n.instance_id ?? '-',
@@ -61,6 +90,7 @@ export function nodeTable(rows: readonly NodeRow[], now: number): string {
     n.last_seen ? `${formatDuration(now - Date.parse(n.last_seen))} ago` : '-',
     n.step === null ? '-' : String(n.step),
     n.gpu_util === null ? '-' : `${n.gpu_util}%`,
+    stackText(n.stack),
     n.finding ?? '',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));

@@ -55,9 +55,51 @@ describe('status node table', () => {
 
   it('renders a table a person can scan', () => {
     const lines = nodeTable(nodeRows(rec, listed, NOW, 10 * M), NOW).split('\n');
-    expect(lines[0]).toMatch(/^NODE\s+INSTANCE\s+HOST\s+LAST BEAT\s+STEP\s+GPU UTIL\s+FINDING$/);
+    expect(lines[0]).toMatch(/^NODE\s+INSTANCE\s+HOST\s+LAST BEAT\s+STEP\s+GPU UTIL\s+STACK\s+FINDING$/);
     expect(lines[3]).toMatch(
-      /^2\s+i-0000000000000000c\s+ip-10-0-1-22\s+14m ago\s+5100\s+-\s+silent for 14m$/,
+      /^2\s+i-0000000000000000c\s+ip-10-0-1-22\s+14m ago\s+5100\s+-\s+-\s+silent for 14m$/,
+    );
+  });
+
+  it('shows where each stalled node waits, the odd one out starred (v1.2 stacks; --json: nodes[].stack)', () => {
+    const stalled = {
+      ...rec,
+      stacks: {
+        attempt: rec.attempt,
+        etags: {},
+        waits: {
+          '0': { kind: 'collective' as const, call: 'all_reduce', at: 'train.py:88' },
+          '1': 'stacks/1.json is 70000 bytes (at most 65536)',
+          '2': {
+            kind: 'data_loader' as const,
+            call: 'DataLoader.__next__',
+            blocks: 'queue.get',
+            at: 'dataset.py:41',
+          },
+        },
+        text: '…',
+        suspects: [2],
+        family: 'hang' as const,
+      },
+    };
+    const rows = nodeRows(stalled, listed, NOW, 10 * M);
+    expect(rows.map((r) => r.stack)).toEqual([
+      { kind: 'collective', call: 'all_reduce', blocks: null, at: 'train.py:88', suspect: false },
+      { problem: 'stacks/1.json is 70000 bytes (at most 65536)', suspect: false },
+      {
+        kind: 'data_loader',
+        call: 'DataLoader.__next__',
+        blocks: 'queue.get',
+        at: 'dataset.py:41',
+        suspect: true,
+      },
+      null,
+    ]);
+    const lines = nodeTable(rows, NOW).split('\n');
+    expect(lines[3]).toContain('* DataLoader.__next__ (queue.get, dataset.py:41)');
+    // A verdict of an earlier attempt is not shown.
+    expect(nodeRows({ ...stalled, attempt: 2 }, listed, NOW, 10 * M).every((r) => r.stack === null)).toBe(
+      true,
     );
   });
 });
