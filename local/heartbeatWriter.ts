@@ -1,14 +1,16 @@
-import type { S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { RunFileWriter } from '../bin/commands/heartbeatWriter.js';
+import { runKey } from '../lambdas/core/listing.js';
+import { stackFile } from '../lambdas/core/protocol/files.js';
 
 /** What a simulated training script writes, through the same writer as `trainwatch heartbeat|progress|...`. */
 export class HeartbeatWriter {
   private readonly files: RunFileWriter;
 
   constructor(
-    s3: S3Client,
-    bucket: string,
-    prefix: string,
+    private readonly s3: S3Client,
+    private readonly bucket: string,
+    private readonly prefix: string,
     readonly runId: string,
     private readonly meta: Record<string, unknown>,
   ) {
@@ -34,6 +36,18 @@ export class HeartbeatWriter {
   /** `nodes/{rank}.json` (protocol v1.1), as the local-rank-0 process of node `rank` writes it. */
   node(rank: number, fields: Record<string, unknown>): Promise<void> {
     return this.files.putNode(rank, { node_rank: rank, last_updated: new Date().toISOString(), ...fields });
+  }
+
+  /** `stacks/{rank}.json` (protocol v1.2), as the Python client's writer thread writes it for a stuck node. */
+  async stack(rank: number, body: Record<string, unknown>): Promise<void> {
+    await this.s3.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: runKey(this.prefix, this.runId, stackFile(rank)),
+        Body: JSON.stringify({ node_rank: rank, captured_at: new Date().toISOString(), ...body }),
+        ContentType: 'application/json',
+      }),
+    );
   }
 
   log(text: string): Promise<void> {

@@ -206,6 +206,75 @@ async function idleNode(w: HeartbeatWriter, c: Clock): Promise<void> {
   if (!c.stopped) await w.complete({ step: total, shards: 4 });
 }
 
+const SITE = '/opt/conda/lib/python3.11/site-packages';
+const frame = (file: string, line: number, fn: string, code: string) => ({ file, line, function: fn, code });
+/** The training thread's frames (outermost first) where a DDP step waits: in all_reduce, or in its data loader. */
+const WAITING = {
+  allReduce: [
+    frame('/opt/train/train.py', 97, 'main', 'loss = train_step(batch)'),
+    frame('/opt/train/train.py', 88, 'train_step', 'dist.all_reduce(loss)'),
+    frame(`${SITE}/torch/distributed/c10d_logger.py`, 81, 'wrapper', 'return func(*args, **kwargs)'),
+    frame(`${SITE}/torch/distributed/distributed_c10d.py`, 2806, 'all_reduce', 'work.wait()'),
+  ],
+  dataLoader: [
+    frame('/opt/train/train.py', 95, 'main', 'batch = next(it)'),
+    frame(`${SITE}/torch/utils/data/dataloader.py`, 701, '__next__', 'data = self._next_data()'),
+    frame(
+      `${SITE}/torch/utils/data/dataloader.py`,
+      757,
+      '_next_data',
+      'data = self._dataset_fetcher.fetch(index)',
+    ),
+    frame('/opt/train/dataset.py', 41, '__getitem__', 'item = self.queue.get()'),
+    frame('/opt/conda/lib/python3.11/queue.py', 171, 'get', 'self.not_empty.wait()'),
+    frame('/opt/conda/lib/python3.11/threading.py', 327, 'wait', 'waiter.acquire()'),
+  ],
+};
+
+/**
+ * A 4-node DDP job whose node 1's data loader blocks after 10 s (a dead NFS mount under its shard): the
+ * other ranks wait for it in all_reduce, every node's heartbeat thread keeps writing, the step stops. Each
+ * node's writer thread then writes its Python stacks (protocol v1.2, `stack_after` shortened to 6 s here),
+ * and the STALLED alert names node 1's data loader.
+ */
+async function stackedHang(w: HeartbeatWriter, c: Clock): Promise<void> {
+  const [ticks, stuckAt, stackAt] = [20, 5, 8];
+  await w.metadata({
+    status: 'running',
+    phase: 'training',
+    nodes: 4,
+    checkpoint_dir: '/checkpoints/mixtral',
+  });
+  await fourNodeTicks(w, c, ticks, (t) => {
+    const step = 10 * (Math.min(t, stuckAt) + 1);
+    if (t === stackAt)
+      void Promise.all(
+        [0, 1, 2, 3].map((r) =>
+          w.stack(r, {
+            step,
+            stuck_s: 6,
+            threads: [
+              {
+                name: 'MainThread',
+                training: true,
+                frames: r === 1 ? WAITING.dataLoader : WAITING.allReduce,
+              },
+            ],
+          }),
+        ),
+      );
+    return {
+      step,
+      total: TOTAL,
+      node: (r) => ({
+        ...nodeOf(400, r),
+        step_time_s: 0.2,
+        gpus: eightGpus((i) => (t > stuckAt ? 0 : 93 + ((r + i) % 5))),
+      }),
+    };
+  });
+}
+
 /** One simulated training run: what it does, in order, and what its instance would say. */
 export interface Scenario {
   readonly runId: string;
@@ -344,6 +413,25 @@ export const SCENARIOS: readonly Scenario[] = [
     instance: 'healthy',
     story: "4 shards; node 3's data loader deadlocks: its GPUs idle, its step stops",
     play: idleNode,
+  },
+  {
+    runId: 'mixtral-4node-hang',
+    jobName: 'mixtral-pretrain',
+    instanceId: 'i-0a1b2c3d4e5f60400',
+    instance: 'hang',
+    nodes: [
+      { instanceId: 'i-0a1b2c3d4e5f60401', instance: 'hang' },
+      { instanceId: 'i-0a1b2c3d4e5f60402', instance: 'hang' },
+      { instanceId: 'i-0a1b2c3d4e5f60403', instance: 'hang' },
+    ],
+    story:
+      "4 nodes; node 1's data loader blocks, the others wait in all_reduce: its stack names it; restarted, completes",
+    play: stackedHang,
+    async resume(w, c, attempt) {
+      await w.metadata({ status: 'running', phase: 'training', attempt });
+      const step = await train(w, c, 50, TOTAL, 16, TOTAL);
+      if (!c.stopped) await w.complete({ step, final_loss: 0.5 });
+    },
   },
   {
     runId: 'whisper-pending',

@@ -43,7 +43,7 @@ export const STATE_ACTIONS: Readonly<Record<RunState, string>> = {
 };
 
 /** The WARNING causes that name what to look at; a stale heartbeat or a file finding gets the state's action. */
-type OwnActionCause = Exclude<WarningCause, 'heartbeat_stale' | 'finding'>;
+type OwnActionCause = Exclude<WarningCause, 'heartbeat_stale' | 'finding' | 'stacks'>;
 
 /**
  * What to do about a WARNING, by what caused it (a node, the run's health); a stale heartbeat or a finding of the
@@ -72,11 +72,15 @@ const ERROR_SPECIFIC: ReadonlySet<RunState> = new Set([
   RunState.WARNING,
 ]);
 
+/** A stall whose stacks say where each node waits (the reason names the likely cause). */
+const STALLED_WITH_STACKS = `The reason says where each node's training thread waits: look at the likely cause on the node it names (its log, py-spy dump --pid <pid> there), kill the job if it is stuck, ${RESUME}`;
+
 /** The concrete next step for a person, for a run in `state` with an optional error type or WARNING cause. */
 export function actionFor(state: RunState, errorType?: string | null, cause?: WarningCause): string {
   // hasOwn: profiles may define their own error types, which must not hit Object.prototype ("constructor").
   if (errorType && ERROR_SPECIFIC.has(state) && Object.hasOwn(ERROR_ACTIONS, errorType))
     return ERROR_ACTIONS[errorType]!;
+  if (state === RunState.STALLED && cause === 'stacks') return STALLED_WITH_STACKS;
   if (state === RunState.WARNING && cause && Object.hasOwn(WARNING_ACTIONS, cause))
     return WARNING_ACTIONS[cause as OwnActionCause];
   return STATE_ACTIONS[state];

@@ -144,6 +144,9 @@ describe('remediation of a multi-node run', () => {
     expect(details(slack)).toMatch(
       /^culprit: node 2 \(i-00000000000000002, ip-10-0-1-22\): training thread in `DataLoader.__next__` \(queue.get, dataset.py:41\) while the others are not \(py-spy\); 3 nodes healthy$/m,
     );
+    expect(details(slack)).toMatch(
+      /^error type: hang \(from the stacks: the call the training thread blocks in; the log read \w+\)$/m,
+    );
     expect((await states.get('r1'))!.errorType).toBe('hang');
   });
 

@@ -47,6 +47,7 @@ describe('a stalled run is explained by its stacks (protocol v1.2)', () => {
     expect(stalled[0]!.reason).toMatch(
       /^step 367 has not advanced for \d+m .*; nodes 0, 1, 3 wait in `all_reduce` \(train\.py:88\); node 2 is in `DataLoader\.__next__` \(queue\.get, dataset\.py:41\): node 2's data loader is the likely cause$/,
     );
+    expect(stalled[0]!.action).toMatch(/^The reason says where each node's training thread waits/);
     const rec = (await h.states.get('r1'))!;
     expect(rec.stacks).toMatchObject({ suspects: [2], family: 'hang' });
     expect(rec.stacks!.waits['2']).toMatchObject({ kind: 'data_loader', at: 'dataset.py:41' });

@@ -27,7 +27,9 @@ export type WarningCause =
   | 'node_silent'
   | 'nodes_missing'
   | HealthFindingKind
-  | 'finding';
+  | 'finding'
+  /** STALLED with the nodes' stacks in the reason (core/stacks): the action points at them. */
+  | 'stacks';
 
 const ago = (now: number, at: number) => formatDuration(now - at);
 
@@ -123,11 +125,14 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
     // An unchanged ETag means the step we know is current; otherwise the last write bounds it.
     const current = known.etags.progress === progress.etag && known.stepAdvancedAt !== undefined;
     const unchangedSince = current ? known.stepAdvancedAt! : progress.lastModified;
-    if (now - unchangedSince > eff.stallAfterMs)
+    if (now - unchangedSince > eff.stallAfterMs) {
+      const stacks = known.stacks?.attempt === known.attempt ? known.stacks : undefined;
       return {
         state: RunState.STALLED,
-        reason: `step ${known.step} has not advanced for ${ago(now, unchangedSince)} (threshold ${formatDuration(eff.stallAfterMs)}) while heartbeats are fresh${silent(now)}${known.stacks?.attempt === known.attempt ? `; ${known.stacks.text}` : ''}`,
+        reason: `step ${known.step} has not advanced for ${ago(now, unchangedSince)} (threshold ${formatDuration(eff.stallAfterMs)}) while heartbeats are fresh${silent(now)}${stacks ? `; ${stacks.text}` : ''}`,
+        ...(stacks ? { cause: 'stacks' as const } : {}),
       };
+    }
   }
 
   const nodes = nodesAt(now);

@@ -18,8 +18,10 @@ export function remediationDetails(
   decision: Decision,
   problems: readonly string[],
   nodes?: NodeFindings,
+  /** The error type's line when something other than the classifier decided it (a stalled run's stacks). */
+  typedBy?: string,
 ): string[] {
-  const lines = explain(c);
+  const lines = typedBy ? [typedBy] : explain(c);
   if (nodes) lines.push(nodes.culprit ? `culprit: ${nodes.headline}` : `nodes: ${nodes.headline}`);
   for (const s of nodes?.suspects.slice(1, 4) ?? []) lines.push(`also: ${s.label}: ${s.evidence}`);
   if (probe.ok) for (const l of probe.summary.lines.slice(0, 6)) lines.push(`diagnosis: ${l}`);

@@ -64,6 +64,10 @@ async function locked(
       decision,
       a.target.problems,
       seen.nodes,
+      // A stalled run typed by its stacks says so instead of explaining the log's classification.
+      errorType !== c.error_type && errorType === seen.stackFamily
+        ? `error type: ${errorType} (from the stacks: the call the training thread blocks in${c.error_type ? `; the log read ${c.error_type}` : ''})`
+        : undefined,
     ),
   });
   const report = await deliver(alert, deps.notifiers, deps.deliverOptions);
