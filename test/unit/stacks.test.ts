@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseStackFile } from '../../lambdas/core/protocol/stacks.js';
-import { stackVerdict, waitOf } from '../../lambdas/core/stacks/index.js';
+import { stackVerdict, trainingWait, waitOf } from '../../lambdas/core/stacks/index.js';
 import { stackFile, WAITS, type WaitName } from '../support/stacks.js';
 
 const bytes = (x: unknown) => new TextEncoder().encode(typeof x === 'string' ? x : JSON.stringify(x));
@@ -29,7 +29,7 @@ describe('where a training thread waits', () => {
 
 describe('the odd one out', () => {
   const run = (...waits: (WaitName | null)[]) =>
-    stackVerdict(waits.map((w, rank) => (w ? { rank, stack: stackFile(rank, w) } : { rank })));
+    stackVerdict(waits.map((w, rank) => (w ? { rank, wait: trainingWait(stackFile(rank, w)) } : { rank })));
 
   it('names the node in its data loader while the others wait in all_reduce', () => {
     const v = run('allReduce', 'allReduce', 'dataLoader', 'allReduce')!;
@@ -47,7 +47,7 @@ describe('the odd one out', () => {
 
   it('a node that wrote no stack while its heartbeat stopped is odd: frozen whole, or gone', () => {
     const v = stackVerdict([
-      { rank: 0, stack: stackFile(0, 'allReduce') },
+      { rank: 0, wait: trainingWait(stackFile(0, 'allReduce')) },
       { rank: 1, silentForMs: 26_000 },
     ])!;
     expect(v.suspects).toEqual([1]);
@@ -113,5 +113,19 @@ describe('a stack file is data from the training host', () => {
     const p = parseStackFile(body, 3);
     expect(p.ok).toBe(false);
     if (!p.ok) expect(p.problem).toMatch(problem);
+  });
+
+  it('names reach alerts only as Python names: no links, mentions, markup or spaces', () => {
+    const frames = [
+      {
+        file: '/opt/train/<!channel> http://evil.example/x.py',
+        line: 3,
+        function: 'f`<http://evil.example|click>`',
+      },
+    ];
+    const w = waitOf(frames);
+    expect(w.call).toBe('example?click>?');
+    expect(w.at).toBe('x.py:3');
+    for (const v of [w.call, w.blocks ?? '', w.at!.replace(/:3$/, '')]) expect(v).not.toMatch(/[`: |/]|!channel/);
   });
 });

@@ -23,7 +23,9 @@ export interface Wait {
   readonly at?: string;
 }
 
-const base = (file: string) => file.slice(file.lastIndexOf('/') + 1);
+/** Keeps the characters of Python names and file names; anything else (a space, `<`, `:`, a backtick) becomes `?`. */
+const safe = (text: string) => text.replace(/[^\w.<>-]/g, '?').slice(0, 80);
+const base = (file: string) => safe(file.slice(file.lastIndexOf('/') + 1));
 /** Frames of the interpreter, the standard library and installed packages: not the user's code. */
 const LIBRARY = /site-packages\/|dist-packages\/|\/lib\/python\d[\d.]*\/|^<frozen |^<string>$/;
 const isUser = (f: StackFrame) => !LIBRARY.test(f.file);
@@ -95,9 +97,10 @@ const RULES: readonly {
  */
 export function waitOf(frames: readonly StackFrame[]): Wait {
   // py-spy prints qualified names (`Queue.get`, `_BaseDataLoaderIter.__next__`): the rules match the last part.
+  // Names reach alerts: only what a Python name or file name holds (no spaces, links, mentions, markup).
   const inner = [...frames]
     .reverse()
-    .map((f) => ({ ...f, function: f.function.slice(f.function.lastIndexOf('.') + 1) }));
+    .map((f) => ({ ...f, function: safe(f.function.slice(f.function.lastIndexOf('.') + 1)) }));
   const user = inner.find(isUser);
   const at = user ? `${base(user.file)}:${user.line ?? '?'}` : undefined;
   // The outermost of the standard library's wait frames at the top: queue.get, not the threading.wait in it.
