@@ -76,7 +76,7 @@ describe('a stalled run is explained by its stacks (protocol v1.2)', () => {
     const stalled = h.slack.sent.find((a) => a.state === 'STALLED')!;
     expect(stalled.reason).toMatch(/node 1 \(i-0000000000000001\) silent for \d+m \(threshold 10m\)/);
     expect(stalled.reason).toMatch(
-      /node 0 wait in `all_reduce` .*node 1: no stack; its heartbeat stopped \d+m ago: node 1 is the likely cause \(frozen whole, or gone\)$/,
+      /node 0 waits in `all_reduce` .*node 1: no stack; its heartbeat stopped \d+m ago: node 1 is the likely cause \(frozen whole, or gone\)$/,
     );
     expect((await h.states.get('r1'))!.stacks!.suspects).toEqual([1]);
   });

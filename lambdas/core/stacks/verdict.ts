@@ -84,7 +84,8 @@ export function stackVerdict(inputs: readonly NodeStackInput[]): StackVerdict | 
   const frozen = none.filter((n) => n.silentForMs !== undefined || (waiting && odd.length === 0));
   const suspects = [...odd.flatMap((g) => g.ranks), ...frozen.map((n) => n.rank)].sort((a, b) => a - b);
   const parts = sorted.map(
-    (g) => `${ranks(g.ranks)} ${g.wait.kind === 'collective' ? 'wait' : 'is'} in ${describeWait(g.wait)}`,
+    (g) =>
+      `${ranks(g.ranks)} ${g.wait.kind !== 'collective' ? 'is' : g.ranks.length === 1 ? 'waits' : 'wait'} in ${describeWait(g.wait)}`,
   );
   for (const n of none) parts.push(`${ranks([n.rank])}: ${(nodes[n.rank] as { none: string }).none}`);
   const multi = inputs.length > 1;
@@ -96,7 +97,9 @@ export function stackVerdict(inputs: readonly NodeStackInput[]): StackVerdict | 
         : multi && waiting
           ? 'no node stands out: a rank outside these nodes or the network is the likely cause'
           : !multi
-            ? `the ${KIND_CAUSE[sorted[0]!.wait.kind]} is the likely cause`
+            ? sorted[0]!.wait.kind === 'collective'
+              ? "another process of this node that never joined it is the likely cause (py-spy dump each rank's process)"
+              : `the ${KIND_CAUSE[sorted[0]!.wait.kind]} is the likely cause`
             : 'no node stands out';
   const kind = (odd.length ? odd[0]! : sorted[0]!).wait.kind;
   const family: HangFamily = frozen.length && !odd.length ? 'hang' : (FAMILY[kind] ?? 'hang');

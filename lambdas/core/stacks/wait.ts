@@ -127,7 +127,8 @@ export function describeWait(w: Wait): string {
 
 /** What a wait of each kind most likely means, as the cause the alert names. */
 export const KIND_CAUSE: Readonly<Record<WaitKind, string>> = {
-  collective: 'a collective that a peer never joined',
+  // Odd only among other collectives: the ranks disagree on the order of calls (a desync).
+  collective: 'different collective (the ranks disagree on the order of calls)',
   data_loader: 'data loader',
   checkpoint_io: 'checkpoint I/O',
   cuda: 'CUDA kernel or synchronize',
