@@ -246,7 +246,8 @@ export function createWriterPolicy(
     policy,
     new iam.PolicyStatement({
       sid: 'WriteHeartbeats',
-      // Get: the client reads the previous attempt's metadata.json; Delete: it clears a stale _error/_complete.
+      // Get: the client reads the previous attempt's metadata.json; Delete: it clears a stale _error/_complete
+      // and a stuck node's stacks/ file once the node moves on.
       actions: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject'],
       resources: [opts.bucket.arnForObjects(`${opts.prefix}/*`)],
     }),
