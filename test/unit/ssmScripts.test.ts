@@ -137,7 +137,7 @@ describe('diagnose.sh against stub nvidia-smi / dmesg', () => {
           encoding: 'utf8',
         }),
       );
-    const d = run(`${join(STUBS, 'pyspy')}:`);
+    const d = run(`${join(ROOT, 'test/fixtures/pyspy/bin')}:`);
     expect(d.truncated).toBe(false);
     expect(d.stacks).toHaveLength(1);
     expect(d.stacks![0]).toMatchObject({ pid: child.pid });
@@ -145,7 +145,7 @@ describe('diagnose.sh against stub nvidia-smi / dmesg', () => {
     expect(summarize(d).lines).toContain(
       'training process (py-spy): main thread in `threading.wait` (queue.get, dataset.py:6)',
     );
-    expect(summarize(run(`${join(STUBS, 'pyspy')}:`, 'sleepy')).lines).toContain(
+    expect(summarize(run(`${join(ROOT, 'test/fixtures/pyspy/bin')}:`, 'sleepy')).lines).toContain(
       'training process (py-spy): main thread in `wait_for_data` (sleepy.py:3)',
     );
     // Without py-spy on the PATH (the stubs' folder has none): a fact, never a failure.
