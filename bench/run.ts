@@ -13,6 +13,7 @@ import { naiveSweep } from './naive.js';
 import { PRICES, perRunMonth, SWEEPS_PER_MONTH, sweepCost } from './prices.js';
 import { advanceHealthy, MIX, seed } from './seed.js';
 import { sentinelLatency } from './sentinelLatency.js';
+import { stackSimReport } from './stackSim.js';
 import { steadyUsage, sweepUsage, wruPerWrite } from './usage.js';
 
 const { values } = parseArgs({
@@ -22,7 +23,7 @@ const { values } = parseArgs({
     // live fleet sizes x ended runs beside them (issue 24), e.g. `--aged 1000,10000x20000`
     aged: { type: 'string', default: '1000,10000x20000' },
     // e.g. `--only sentinel,bundles`: the cold-start figures without the sweeps' minutes of seeding.
-    only: { type: 'string', default: 'sweep,aged,nodes,health,sentinel,bundles' },
+    only: { type: 'string', default: 'sweep,aged,nodes,health,stacks,sentinel,bundles' },
     'skip-bundles': { type: 'boolean' },
   },
 });
@@ -183,6 +184,7 @@ try {
     await benchMultiNode(emulator.endpoint, runs, nodes);
   }
   if (parts.has('health')) console.log(`${healthSimLine(healthSim())}\n`);
+  if (parts.has('stacks')) console.log(`${stackSimReport()}\n`);
 
   if (parts.has('sentinel')) {
     const latency = await sentinelLatency(emulator.endpoint, 25);
