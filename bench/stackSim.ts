@@ -2,7 +2,10 @@
 // stalled run from bench/stackModel.ts, folded exactly as the sweep folds the run it finds STALLED: node
 // bodies through observeNodes, stack files through planStackReads and observeStacks. Scored on
 // `record.stacks.suspects`: right (the culprit alone), wrong (any other node named), none. Seeds 1–500
-// are for looking at failures; 501–2500 are held out and are the figures to quote. Pure.
+// are for looking at failures. Seeds 501–2500 were the first held-out set: the analyzer missed its targets
+// there, and the fixes that followed were made from the failures of seeds 1–500 only; as 501–2500's
+// results had been seen, they count as seen, and 2501–4500 (never run before the fixes) are the held-out
+// figures to quote. docs/REMEDIATION.md keeps both. Pure.
 import { observeNodes, parseNodeReads } from '../lambdas/core/nodes/observe.js';
 import { assess } from '../lambdas/core/pipeline/evaluate.js';
 import type { RunRecord, StackSummary } from '../lambdas/core/record.js';
@@ -12,9 +15,9 @@ import { type Case, CULPRITS, HEALTHY, type Peers, simulate, type Trial } from '
 
 export const SIZES = [2, 4, 8, 16, 32, 64] as const;
 export const TUNING: readonly [number, number] = [1, 500];
-export const HELD_OUT: readonly [number, number] = [501, 2500];
+export const HELD_OUT: readonly [number, number] = [2501, 4500];
 /** The scenarios outside the issue's targets are held out on fewer seeds (each trial costs ~4 ms). */
-export const HELD_OUT_EXTRA: readonly [number, number] = [501, 1000];
+export const HELD_OUT_EXTRA: readonly [number, number] = [2501, 3000];
 const MIN = 60_000;
 
 /** One scenario: who is stuck where, and how waiting peers show it. `extra`: outside the issue's targets. */

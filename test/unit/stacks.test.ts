@@ -56,9 +56,67 @@ describe('the odd one out', () => {
     expect(v.family).toBe('hang');
   });
 
-  it('a fresh node without a stack is odd only when every other node waits for a peer', () => {
-    expect(run('allReduce', 'allReduce', null)!.suspects).toEqual([2]);
+  it('a node without a stack whose node file is fresh is no suspect (late to write one, or stacks off)', () => {
+    expect(run('allReduce', 'allReduce', null)!.suspects).toEqual([]);
     expect(run('dataLoader', 'dataLoader', null)!.suspects).toEqual([]);
+  });
+
+  it('a barrier inside save_checkpoint is a wait in the barrier; the node writing the checkpoint is odd, even of two', () => {
+    const inSave = [
+      ...WAITS.barrier.slice(0, 2),
+      { file: '/opt/train/train.py', line: 104, function: 'save_checkpoint', code: 'dist.barrier()' },
+      ...WAITS.barrier.slice(3),
+    ];
+    expect(waitOf(inSave)).toMatchObject({ kind: 'collective', call: 'barrier' });
+    expect(
+      stackVerdict([
+        { rank: 0, wait: trainingWait(stackFile(0, 'checkpoint')) },
+        { rank: 1, wait: waitOf(inSave) },
+      ])!.suspects,
+    ).toEqual([0]);
+  });
+
+  it('every node in the same kind of wait at different lines (a long save) names nobody', () => {
+    const closing = [
+      ...WAITS.checkpoint.slice(0, -1),
+      {
+        file: '/opt/conda/lib/python3.11/site-packages/torch/serialization.py',
+        line: 500,
+        function: '__exit__',
+      },
+    ];
+    expect(waitOf(closing).call).toBe('torch.save');
+    const v = stackVerdict([
+      ...[0, 1, 2].map((rank) => ({ rank, wait: trainingWait(stackFile(rank, 'checkpoint')) })),
+      {
+        rank: 3,
+        wait: waitOf([
+          ...WAITS.checkpoint.slice(0, 2),
+          { file: '/opt/train/ckpt.py', line: 9, function: 'save_checkpoint', code: 'os.fsync(fd)' },
+        ]),
+      },
+    ])!;
+    expect(v.suspects).toEqual([]);
+    expect(v.text).toMatch(/no node stands out: every node is in checkpoint I\/O$/);
+  });
+
+  it('pipeline stages wait in different point-to-point calls by design: no desync, and a frozen node explains them', () => {
+    const p2p = (call: string) => ({ kind: 'collective' as const, call, at: 'pipe.py:10' });
+    const v = stackVerdict([
+      { rank: 0, wait: p2p('send') },
+      { rank: 1, wait: p2p('recv') },
+      { rank: 2, wait: p2p('recv') },
+      { rank: 3, wait: p2p('all_reduce') },
+      { rank: 4, silentForMs: 300_000 },
+    ])!;
+    expect(v.suspects).toEqual([4]);
+    expect(
+      stackVerdict([
+        { rank: 0, wait: p2p('send') },
+        { rank: 1, wait: p2p('recv') },
+        { rank: 2, wait: p2p('recv') },
+      ])!.suspects,
+    ).toEqual([]);
   });
 
   it('the minority of different collectives (ranks disagree on the order of calls)', () => {
@@ -126,6 +184,7 @@ describe('a stack file is data from the training host', () => {
     const w = waitOf(frames);
     expect(w.call).toBe('example?click>?');
     expect(w.at).toBe('x.py:3');
-    for (const v of [w.call, w.blocks ?? '', w.at!.replace(/:3$/, '')]) expect(v).not.toMatch(/[`: |/]|!channel/);
+    for (const v of [w.call, w.blocks ?? '', w.at!.replace(/:3$/, '')])
+      expect(v).not.toMatch(/[`: |/]|!channel/);
   });
 });

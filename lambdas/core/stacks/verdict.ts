@@ -44,6 +44,20 @@ export function trainingWait(s: StackFile): Wait | undefined {
 
 const FAMILY: Partial<Record<WaitKind, HangFamily>> = { lock: 'deadlock', collective: 'distributed_timeout' };
 
+/** Point-to-point calls: pipeline stages wait in different ones by design, never a desync. */
+const P2P = /^(send|recv|isend|irecv|batch_isend_irecv|wait)$/;
+
+type Group = { readonly wait: Wait; readonly ranks: number[] };
+
+/** The groups outside the strictly largest class (by `by`), or none when no class is strictly the largest. */
+function minority(groups: readonly Group[], by: (g: Group) => string): Group[] {
+  const count = new Map<string, number>();
+  for (const g of groups) count.set(by(g), (count.get(by(g)) ?? 0) + g.ranks.length);
+  const [first, second] = [...count.entries()].sort((a, b) => b[1] - a[1]);
+  if (!first || !second || first[1] === second[1]) return [];
+  return groups.filter((g) => by(g) !== first[0]);
+}
+
 /**
  * Groups the nodes by their training thread's signature and names the odd one out: the nodes that do not
  * wait in a collective while others do (the others wait for them), else the minority signature; a node
@@ -52,7 +66,7 @@ const FAMILY: Partial<Record<WaitKind, HangFamily>> = { lock: 'deadlock', collec
  */
 export function stackVerdict(inputs: readonly NodeStackInput[]): StackVerdict | undefined {
   const nodes: Record<string, Wait | { none: string }> = {};
-  const groups = new Map<string, { wait: Wait; ranks: number[] }>();
+  const groups = new Map<string, Group>();
   const none: NodeStackInput[] = [];
   for (const n of inputs) {
     const wait = n.wait;
@@ -71,24 +85,30 @@ export function stackVerdict(inputs: readonly NodeStackInput[]): StackVerdict | 
   }
   if (groups.size === 0) return undefined;
   const sorted = [...groups.values()].sort((a, b) => b.ranks.length - a.ranks.length);
-  const waiting = sorted.some((g) => g.wait.kind === 'collective');
-  // Those who wait in a collective wait for the others; otherwise the minority signature stands out.
-  // (Nodes in different collectives disagree on the order of calls: the minority is odd.)
-  const notWaiting = sorted.filter((g) => g.wait.kind !== 'collective');
+  const multi = inputs.length > 1;
+  const waits = (w: Wait) => w.kind === 'collective';
+  const waiting = sorted.some((g) => waits(g.wait));
+  // A node without a stack is odd only when its node file stopped too: one that is merely late to write
+  // its stack (its own stack_after not reached yet) or writes none (stacks off) says nothing.
+  const frozen = none.filter((n) => n.silentForMs !== undefined);
+  const notWaiting = sorted.filter((g) => !waits(g.wait));
   const odd =
     waiting && notWaiting.length
-      ? notWaiting
-      : sorted.length > 1 && sorted[0]!.ranks.length > sorted[1]!.ranks.length
-        ? sorted.slice(1)
-        : [];
-  const frozen = none.filter((n) => n.silentForMs !== undefined || (waiting && odd.length === 0));
+      ? notWaiting // those who wait in a collective wait for the others
+      : waiting
+        ? frozen.length
+          ? [] // a frozen node explains every wait, wherever each node's collective is
+          : minority(
+              sorted.filter((g) => !P2P.test(g.wait.call)),
+              (g) => g.wait.call,
+            ) // a desync
+        : minority(sorted, (g) => g.wait.kind); // the same kind everywhere (all in a long save) is no outlier
   const suspects = [...odd.flatMap((g) => g.ranks), ...frozen.map((n) => n.rank)].sort((a, b) => a - b);
   const parts = sorted.map(
     (g) =>
-      `${ranks(g.ranks)} ${g.wait.kind !== 'collective' ? 'is' : g.ranks.length === 1 ? 'waits' : 'wait'} in ${describeWait(g.wait)}`,
+      `${ranks(g.ranks)} ${g.wait.kind === 'collective' ? (g.ranks.length === 1 ? 'waits' : 'wait') : g.ranks.length === 1 ? 'is' : 'are'} in ${describeWait(g.wait)}`,
   );
   for (const n of none) parts.push(`${ranks([n.rank])}: ${(nodes[n.rank] as { none: string }).none}`);
-  const multi = inputs.length > 1;
   const cause =
     odd.length === 1 && frozen.length === 0
       ? `${multi ? `${ranks(odd[0]!.ranks)}'s ` : 'the '}${KIND_CAUSE[odd[0]!.wait.kind]} is the likely cause`
@@ -100,7 +120,9 @@ export function stackVerdict(inputs: readonly NodeStackInput[]): StackVerdict | 
             ? sorted[0]!.wait.kind === 'collective'
               ? "another process of this node that never joined it is the likely cause (py-spy dump each rank's process)"
               : `the ${KIND_CAUSE[sorted[0]!.wait.kind]} is the likely cause`
-            : 'no node stands out';
+            : new Set(sorted.map((g) => g.wait.kind)).size === 1
+              ? `no node stands out: every node is in ${KIND_CAUSE[sorted[0]!.wait.kind]}`
+              : 'no node stands out';
   const kind = (odd.length ? odd[0]! : sorted[0]!).wait.kind;
   const family: HangFamily = frozen.length && !odd.length ? 'hang' : (FAMILY[kind] ?? 'hang');
   return { text: `${parts.join('; ')}: ${cause}`, suspects: multi ? suspects : [], family, nodes };

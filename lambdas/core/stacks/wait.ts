@@ -36,12 +36,17 @@ const STDLIB_WAIT =
 const COLLECTIVES =
   /^(all_reduce|all_gather\w*|reduce_scatter\w*|broadcast\w*|barrier|monitored_barrier|all_to_all\w*|reduce|gather\w*|scatter\w*|send|recv|isend|irecv|batch_isend_irecv|wait)$/;
 
-/** Rules, first match wins, each over the whole stack (innermost first). */
-const RULES: readonly {
-  kind: WaitKind;
-  match: (f: StackFrame) => boolean;
-  call: (f: StackFrame) => string;
-}[] = [
+interface Rule {
+  readonly kind: WaitKind;
+  readonly match: (f: StackFrame) => boolean;
+  readonly call: (f: StackFrame) => string;
+}
+
+/**
+ * Where the thread is, told by a library frame: the innermost frame any of these matches decides (a barrier
+ * inside a `save_checkpoint` waits in the barrier; a `torch.save` inside it is the save).
+ */
+const STRONG: readonly Rule[] = [
   {
     kind: 'data_loader',
     match: (f) => /torch\/utils\/data\/dataloader\.py$/.test(f.file) && f.function === '__next__',
@@ -52,8 +57,13 @@ const RULES: readonly {
     match: (f) =>
       /torch\/serialization\.py$|torch\/distributed\/checkpoint\/|safetensors\/|orbax\//.test(f.file) ||
       /^(save_checkpoint|_save_checkpoint|save_pretrained|save_state)$/.test(f.function),
+    // Every frame of serialization.py is inside torch.save or torch.load (`_save`, `__exit__` of its zip file).
     call: (f) =>
-      /torch\/serialization\.py$/.test(f.file) ? `torch.${f.function.replace(/^_+/, '')}` : f.function,
+      /torch\/serialization\.py$/.test(f.file)
+        ? /load/.test(f.function)
+          ? 'torch.load'
+          : 'torch.save'
+        : f.function,
   },
   {
     kind: 'collective',
@@ -63,6 +73,10 @@ const RULES: readonly {
       /^(all_reduce|all_gather|allreduce|barrier|broadcast)$/.test(f.function),
     call: (f) => f.function,
   },
+];
+
+/** What the thread waits on underneath, when no library frame says more: first rule found, innermost first. */
+const WEAK: readonly Rule[] = [
   {
     kind: 'cuda',
     match: (f) =>
@@ -91,8 +105,9 @@ const RULES: readonly {
 ];
 
 /**
- * Where a training thread waits, from its frames (outermost first, as written). The innermost frames
- * decide: the first rule whose frame is found, innermost first, names the kind; a thread that matches
+ * Where a training thread waits, from its frames (outermost first, as written). The innermost library
+ * frame that names a wait (a collective, the data loader, checkpoint I/O) decides; else the first of the
+ * weaker rules found (CUDA, sleep, a lock), innermost first; a thread that matches
  * none is running code (a slow step, a busy loop). Pure.
  */
 export function waitOf(frames: readonly StackFrame[]): Wait {
@@ -109,7 +124,11 @@ export function waitOf(frames: readonly StackFrame[]): Wait {
   const std = k > 0 ? inner[k - 1]! : undefined;
   const blocks =
     std && `${STDLIB_WAIT.exec(std.file)![1]!.replace(/^multiprocessing\//, '')}.${std.function}`;
-  for (const rule of RULES) {
+  for (const f of inner) {
+    const rule = STRONG.find((r) => r.match(f));
+    if (rule) return { kind: rule.kind, call: rule.call(f), blocks, at };
+  }
+  for (const rule of WEAK) {
     const f = inner.find(rule.match);
     if (f) return { kind: rule.kind, call: rule.call(f), blocks, at };
   }
