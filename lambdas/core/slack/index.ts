@@ -12,6 +12,7 @@ export {
   SILENCE_FOR,
 } from './buttons.js';
 export { groupsIn, mayDo, type Permissions, refusal } from './permissions.js';
+export { afterAction, type Done, ephemeral } from './replies.js';
 export { runAnswer, type SlashAnswer, statusAnswer } from './status.js';
 export {
   advance,
