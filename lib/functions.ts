@@ -18,7 +18,11 @@ export const HANDLERS = {
   sweep: 'lambdas/handlers/sweep.ts',
   sentinel: 'lambdas/handlers/sentinel.ts',
   remediate: 'lambdas/handlers/remediate.ts',
+  slack: 'lambdas/handlers/slack.ts',
 } as const;
+
+/** The Slack channel's code (lambdas/adapters/slackChannel.ts): its own file in the functions that alert. */
+export const SLACK_CHUNK = { entry: 'lambdas/adapters/slackChannel.ts', file: 'slack.mjs' } as const;
 
 /**
  * ESM output: the handlers may await at module scope (configuration, one Slack parameter read per cold
@@ -46,6 +50,42 @@ export const BUNDLING: nodejs.BundlingOptions = {
   forceDockerBundling: false,
 };
 
+/**
+ * The bundling of a function that alerts (sweep, sentinel, remediate): the Slack channel (both Slack
+ * clients and the Block Kit rendering) is a second file, `slack.mjs`, built by the same esbuild with the
+ * same options after the main bundle, and imported on the first Slack alert (lambdas/adapters/slackLoader.ts:
+ * the define below turns its import of the source into an import of that file). So the cold start of a
+ * sweep with nothing to say loads no Slack code, and the Web API client stays out of the 250 KB budget.
+ */
+export const ALERTING_BUNDLING: nodejs.BundlingOptions = {
+  ...BUNDLING,
+  define: { __TRAINWATCH_SLACK_CHUNK__: JSON.stringify(`./${SLACK_CHUNK.file}`) },
+  commandHooks: {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string) => [
+      [
+        `"${inputDir}/node_modules/.bin/esbuild"`,
+        `"${inputDir}/${SLACK_CHUNK.entry}"`,
+        '--bundle',
+        '--platform=node',
+        '--format=esm',
+        '--target=node22',
+        '--minify',
+        '--sourcemap',
+        '--sources-content=false',
+        '--main-fields=module,main',
+        "'--external:@aws-sdk/*'",
+        `"--alias:yaml=${inputDir}/lambdas/adapters/jsonAsYaml.ts"`,
+        `"--alias:p-retry=${inputDir}/lambdas/adapters/slackOneAttempt.ts"`,
+        `"--banner:js=${BUNDLING.banner}"`,
+        '--log-level=warning',
+        `"--outfile=${outputDir}/${SLACK_CHUNK.file}"`,
+      ].join(' '),
+    ],
+  },
+};
+
 /** checkov findings on every function that this design accepts (README, "IaC scanner findings"). */
 const CHECKOV_ACCEPTED: [string, string][] = [
   [
@@ -71,7 +111,8 @@ export interface WatchdogFunctionProps {
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: logs.RetentionDays;
   readonly removalPolicy: RemovalPolicy;
-  readonly deadLetterQueue: sqs.IQueue;
+  /** Where failed asynchronous invocations go; absent for a function only ever called synchronously. */
+  readonly deadLetterQueue?: sqs.IQueue;
   /** Lambda's own retries of a failed asynchronous invocation before it goes to the queue. */
   readonly retryAttempts: number;
   readonly maxEventAge?: Duration;
@@ -142,14 +183,21 @@ export class WatchdogFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      bundling: BUNDLING,
+      bundling: props.handler === 'slack' ? BUNDLING : ALERTING_BUNDLING,
       awsSdkConnectionReuse: false,
       retryAttempts: props.retryAttempts,
       maxEventAge: props.maxEventAge,
-      onFailure: new QueueDestination(props.deadLetterQueue),
+      onFailure: props.deadLetterQueue ? new QueueDestination(props.deadLetterQueue) : undefined,
       reservedConcurrentExecutions: props.reservedConcurrency,
     });
-    for (const [id, reason] of CHECKOV_ACCEPTED) checkovSkip(this.function, id, reason);
+    for (const [id, reason] of CHECKOV_ACCEPTED)
+      checkovSkip(
+        this.function,
+        id,
+        id === 'CKV_AWS_116' && !props.deadLetterQueue
+          ? 'Invoked synchronously only (its function URL): there is no asynchronous invocation to keep; the caller (Slack) sees every error.'
+          : reason,
+      );
     if (props.reservedConcurrency === undefined)
       checkovSkip(this.function, 'CKV_AWS_115', 'reservedConcurrency: false was chosen for this deployment.');
     acknowledge(
