@@ -40,6 +40,19 @@ describe('the Slack app in the stack', () => {
     });
   });
 
+  it('lets anyone call the URL (Slack), through the URL only: both permissions a function URL needs', () => {
+    app.template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunctionUrl',
+      FunctionUrlAuthType: 'NONE',
+      Principal: '*',
+    });
+    app.template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      InvokedViaFunctionUrl: true,
+      Principal: '*',
+    });
+  });
+
   it("gives the endpoint's role only what it uses: runs, silences and its claims, the two parameters; no SSM commands, no S3", () => {
     const s = byId('MonitorSlackFunctionRole');
     expect(Object.keys(s).sort()).toEqual([
@@ -85,6 +98,10 @@ describe('the Slack app in the stack', () => {
   });
 
   it('routes restart requests to the remediation function, which alone runs SSM commands', () => {
+    // `trainwatch restart` needs no Slack app: the rule is there whenever remediation is.
+    plain.template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { 'detail-type': ['Training Run Restart Requested'] },
+    });
     app.template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: { source: ['trainwatch'], 'detail-type': ['Training Run Restart Requested'] },
       Targets: [
