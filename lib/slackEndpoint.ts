@@ -59,7 +59,7 @@ export class SlackEndpoint extends Construct {
     // Slack cannot sign with SigV4: the URL is public and the function checks Slack's HMAC signature.
     this.url = this.fn.function.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
     checkovSkip(
-      this.fn.function,
+      this.url,
       'CKV_AWS_258',
       "Slack calls this URL and cannot sign with SigV4: the function verifies Slack's request signature (HMAC-SHA256 with the signing secret, 5-minute window) before reading anything, and answers 401 otherwise.",
     );
