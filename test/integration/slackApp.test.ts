@@ -193,6 +193,49 @@ describe('one thread per run attempt', () => {
     expect((await app.states.get('race-1'))!.slackThread?.ts).toBe(top[0]!.ts);
   });
 
+  it("tells Slack's answers apart: a rate limit is retried, a missing channel or a revoked token is permanent", async () => {
+    const app = await setup();
+    await t.put('err-1', 'metadata', metadata('err-1'));
+    await runSweep(app, Date.now());
+    const rec = (await app.states.get('err-1'))!;
+    const a: Alert = {
+      id: 'err-1:9:transition',
+      kind: 'transition',
+      runId: 'err-1',
+      state: 'FAILED',
+      reason: 'boom',
+      action: 'look',
+      severity: 'critical',
+      at: Date.now(),
+      since: rec.since,
+      attempt: 1,
+      s3Uri: 's3://b/err-1/',
+      consoleUrl: 'https://console.aws.amazon.com/',
+    };
+    const slack = app.deps.notifiers.filter((n) => n.channel === 'slack');
+    const noWait = { sleep: async () => {} };
+    api.failNext('chat.postMessage', 'ratelimited');
+    expect(await deliver(a, slack, noWait)).toEqual({ delivered: ['slack'], failed: [] });
+    for (const error of ['channel_not_found', 'token_revoked']) {
+      api.failNext('chat.postMessage', error);
+      const r = await deliver({ ...a, id: `err-1:${error}`, attempt: 2 }, slack, noWait);
+      expect(r.failed).toEqual([{ channel: 'slack', error: `slack: ${error}`, permanent: true }]);
+    }
+    // The bot token is checked like Slack does: a wrong one is invalid_auth, permanent, and never printed.
+    const wrong = await testEnvironment({
+      TRAINWATCH_SLACK_BOT_TOKEN: 'xoxb-not-the-token',
+      TRAINWATCH_SLACK_CHANNEL: CHANNEL,
+      TRAINWATCH_SLACK_API_URL: api.apiUrl,
+    });
+    cleanups.push(() => wrong.close());
+    const r = await deliver(
+      a,
+      wrong.app().deps.notifiers.filter((n) => n.channel === 'slack'),
+      noWait,
+    );
+    expect(r.failed).toEqual([{ channel: 'slack', error: 'slack: invalid_auth', permanent: true }]);
+  });
+
   it('a grouped alert is a channel post of its own, outside any thread', async () => {
     const app = await setup({ TRAINWATCH_GROUP_MIN: '3' });
     for (const id of ['g-1', 'g-2', 'g-3']) await t.put(id, 'metadata', metadata(id));
