@@ -4,7 +4,6 @@ import { resolveProps } from '../../lib/resolve.js';
 import { SLACK_ATTRIBUTES, SLACK_LEADING_KEYS } from '../../lib/slackEndpoint.js';
 import { actionsOf, roleStatements, synthStack } from './synth.js';
 
-type Json = Record<string, unknown>;
 const SLACK = {
   botTokenParameter: '/trainwatch/slack-bot-token',
   signingSecretParameter: '/trainwatch/slack-signing-secret',
