@@ -2,13 +2,13 @@
 // Run alone: npx tsx bench/bundles.ts [runs]   (bench/run.ts calls benchBundles()).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { App } from 'aws-cdk-lib';
 import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { parseConfig } from '../lib/config.js';
-import { PROJECT_ROOT, SLACK_CHUNK } from '../lib/functions.js';
+import { PROJECT_ROOT, SLACK_CHUNKS } from '../lib/functions.js';
 import { TrainwatchStack } from '../lib/stack.js';
 import { BUNDLES_BEFORE, TARGETS } from './before.js';
 
@@ -18,8 +18,8 @@ export interface Bundle {
   readonly dir: string;
   /** The entry file Lambda loads (`index.mjs`). */
   readonly file: string;
-  /** The Slack channel's own file beside it (`slack.mjs`), loaded on the first Slack alert; absent: none. */
-  readonly chunk?: string;
+  /** The Slack channels' own files beside it (`slack-webhook.mjs`, `slack-app.mjs`), loaded on the first Slack alert. */
+  readonly chunks: readonly string[];
 }
 
 /** The Slack app as the bench and the bundle test deploy it: its endpoint is a fourth function. */
@@ -50,12 +50,11 @@ export function buildBundles(): { outdir: string; bundles: Bundle[] } {
     if (!fn) continue;
     const asset = fn.function.node.findChild('Code') as Asset;
     const dir = join(outdir, asset.assetPath);
-    const chunk = join(dir, SLACK_CHUNK.file);
     bundles.push({
       name: name as Bundle['name'],
       dir,
       file: join(dir, 'index.mjs'),
-      ...(existsSync(chunk) ? { chunk } : {}),
+      chunks: SLACK_CHUNKS.map((c) => join(dir, c.file)).filter((f) => existsSync(f)),
     });
   }
   return { outdir, bundles };
@@ -192,15 +191,15 @@ export async function benchBundles(runs = 7): Promise<void> {
             .join(','),
         ]),
       );
-      if (b.chunk) {
-        const chunk = readFileSync(b.chunk);
-        const loads = Array.from({ length: runs }, () => chunkMs(b.chunk!));
+      for (const file of b.chunks) {
+        const chunk = readFileSync(file);
+        const loads = Array.from({ length: runs }, () => chunkMs(file));
         console.log(
           row([
-            `  + ${SLACK_CHUNK.file}`,
+            `  + ${basename(file)}`,
             kb(chunk.length),
             kb(gzipSync(chunk).length),
-            kb(statSync(`${b.chunk}.map`).size),
+            kb(statSync(`${file}.map`).size),
             ms(median(loads)),
             '',
             '',
@@ -219,7 +218,7 @@ export async function benchBundles(runs = 7): Promise<void> {
       '  SDK clients: those imported at cold start; SNS, EventBridge and SSM are imported on first use (an alert, a parameter).',
     );
     console.log(
-      `  + ${SLACK_CHUNK.file}: the Slack channel (webhook and app clients, Block Kit), its own file in the asset; "own code" is its import time.`,
+      '  + slack-webhook.mjs, slack-app.mjs: the Slack channels (the webhook\'s; the app\'s with the Web API client), each its own file in the asset; "own code" is its import time.',
     );
     console.log(`  targets: ${checks.join('; ')}`);
     console.log(

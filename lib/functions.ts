@@ -21,8 +21,22 @@ export const HANDLERS = {
   slack: 'lambdas/handlers/slack.ts',
 } as const;
 
-/** The Slack channel's code (lambdas/adapters/slackChannel.ts): its own file in the functions that alert. */
-export const SLACK_CHUNK = { entry: 'lambdas/adapters/slackChannel.ts', file: 'slack.mjs' } as const;
+/**
+ * The Slack channels' code, each its own file in the assets of the functions that alert: the webhook's
+ * (small), and the Slack app's (with the Web API client), loaded by lambdas/adapters/slackLoader.ts.
+ */
+export const SLACK_CHUNKS = [
+  {
+    define: '__TRAINWATCH_SLACK_WEBHOOK_CHUNK__',
+    entry: 'lambdas/adapters/slackWebhookChannel.ts',
+    file: 'slack-webhook.mjs',
+  },
+  {
+    define: '__TRAINWATCH_SLACK_APP_CHUNK__',
+    entry: 'lambdas/adapters/slackAppChannel.ts',
+    file: 'slack-app.mjs',
+  },
+] as const;
 
 /**
  * ESM output: the handlers may await at module scope (configuration, one Slack parameter read per cold
@@ -50,39 +64,44 @@ export const BUNDLING: nodejs.BundlingOptions = {
   forceDockerBundling: false,
 };
 
+/** The esbuild command that builds one Slack channel's file beside a function's `index.mjs`. */
+function chunkCommand(inputDir: string, outputDir: string, c: (typeof SLACK_CHUNKS)[number]): string {
+  return [
+    `"${inputDir}/node_modules/.bin/esbuild"`,
+    `"${inputDir}/${c.entry}"`,
+    '--bundle',
+    '--platform=node',
+    '--format=esm',
+    '--target=node22',
+    '--minify',
+    '--sourcemap',
+    '--sources-content=false',
+    '--main-fields=module,main',
+    "'--external:@aws-sdk/*'",
+    `"--alias:yaml=${inputDir}/lambdas/adapters/jsonAsYaml.ts"`,
+    `"--alias:p-retry=${inputDir}/lambdas/adapters/slackOneAttempt.ts"`,
+    `"--banner:js=${BUNDLING.banner}"`,
+    '--log-level=warning',
+    `"--outfile=${outputDir}/${c.file}"`,
+  ].join(' ');
+}
+
 /**
- * The bundling of a function that alerts (sweep, sentinel, remediate): the Slack channel (both Slack
- * clients and the Block Kit rendering) is a second file, `slack.mjs`, built by the same esbuild with the
- * same options after the main bundle, and imported on the first Slack alert (lambdas/adapters/slackLoader.ts:
- * the define below turns its import of the source into an import of that file). So the cold start of a
- * sweep with nothing to say loads no Slack code, and the Web API client stays out of the 250 KB budget.
+ * The bundling of a function that alerts (sweep, sentinel, remediate): each Slack channel (the webhook's;
+ * the Slack app's, with the Web API client, the buttons and the threads) is a file of its own,
+ * `slack-webhook.mjs` and `slack-app.mjs`, built by the same esbuild with the same options after the main
+ * bundle, and imported on the first Slack alert (lambdas/adapters/slackLoader.ts: the defines below turn its
+ * imports of the sources into imports of those files). So the cold start of a sweep with nothing to say
+ * loads no Slack code, the Web API client stays out of the 250 KB budget, and a webhook user never loads it.
  */
 export const ALERTING_BUNDLING: nodejs.BundlingOptions = {
   ...BUNDLING,
-  define: { __TRAINWATCH_SLACK_CHUNK__: JSON.stringify(`./${SLACK_CHUNK.file}`) },
+  define: Object.fromEntries(SLACK_CHUNKS.map((c) => [c.define, JSON.stringify(`./${c.file}`)])),
   commandHooks: {
     beforeBundling: () => [],
     beforeInstall: () => [],
-    afterBundling: (inputDir: string, outputDir: string) => [
-      [
-        `"${inputDir}/node_modules/.bin/esbuild"`,
-        `"${inputDir}/${SLACK_CHUNK.entry}"`,
-        '--bundle',
-        '--platform=node',
-        '--format=esm',
-        '--target=node22',
-        '--minify',
-        '--sourcemap',
-        '--sources-content=false',
-        '--main-fields=module,main',
-        "'--external:@aws-sdk/*'",
-        `"--alias:yaml=${inputDir}/lambdas/adapters/jsonAsYaml.ts"`,
-        `"--alias:p-retry=${inputDir}/lambdas/adapters/slackOneAttempt.ts"`,
-        `"--banner:js=${BUNDLING.banner}"`,
-        '--log-level=warning',
-        `"--outfile=${outputDir}/${SLACK_CHUNK.file}"`,
-      ].join(' '),
-    ],
+    afterBundling: (inputDir: string, outputDir: string) =>
+      SLACK_CHUNKS.map((c) => chunkCommand(inputDir, outputDir, c)),
   },
 };
 

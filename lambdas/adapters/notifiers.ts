@@ -9,7 +9,7 @@ import { EventBridgeNotifier } from './eventBridgeNotifier.js';
 import { type ClientSource, once } from './lazy.js';
 import { PagerDutyNotifier } from './pagerDutyNotifier.js';
 import { pagerDutyRoutingKey } from './pagerDutyRoutingKey.js';
-import { LazySlackNotifier } from './slackLoader.js';
+import { LazySlackNotifier, loadAppChannel, loadWebhookChannel } from './slackLoader.js';
 import type { SlackNotifierOptions } from './slackNotifier.js';
 import { SnsNotifier } from './snsNotifier.js';
 
@@ -34,24 +34,32 @@ export function buildNotifiers(
   // One SSM client for both secrets, loaded only if one of them is read from Parameter Store.
   const ssm = clients.ssm ?? once(async () => new (await import('@aws-sdk/client-ssm')).SSMClient(sdk));
 
-  // Slack: the app (threads, buttons) when a bot token is configured, else the webhook; its code is loaded
-  // on the first Slack alert (adapters/slackLoader.ts), not at cold start.
+  // Slack: the app (threads, buttons) when a bot token and a channel are configured, else the webhook; the
+  // channel's code is loaded on the first Slack alert (adapters/slackLoader.ts), not at cold start.
   const app = config.slack;
-  const appOn = Boolean((app.botToken || app.botTokenParam) && app.channel && clients.ddb);
-  if (appOn || config.slackWebhookUrl || config.slackWebhookParam) {
+  const { ddb } = clients;
+  if ((app.botToken || app.botTokenParam) && app.channel && ddb) {
     const settings = {
-      webhook: { url: config.slackWebhookUrl, param: config.slackWebhookParam },
-      app: {
-        token: appOn ? app.botToken : undefined,
-        tokenParam: appOn ? app.botTokenParam : undefined,
-        channel: app.channel,
-        apiUrl: app.apiUrl,
-        buttons: Boolean(app.signingSecret || app.signingSecretParam),
-        restart: app.restartBy.length > 0,
-      },
+      token: app.botToken,
+      tokenParam: app.botTokenParam,
+      channel: app.channel,
+      apiUrl: app.apiUrl,
+      buttons: Boolean(app.signingSecret || app.signingSecretParam),
+      restart: app.restartBy.length > 0,
       table: config.table,
+      timeoutMs: slack.timeoutMs,
     };
-    notifiers.push(new LazySlackNotifier((m) => m.slackNotifier(settings, { ssm, ddb: clients.ddb }, slack)));
+    const fromSsm = app.botTokenParam && !app.botToken ? ssm : undefined;
+    notifiers.push(
+      new LazySlackNotifier(async () =>
+        (await loadAppChannel()).appNotifier(settings, { ssm: fromSsm, ddb }),
+      ),
+    );
+  } else if (config.slackWebhookUrl || config.slackWebhookParam) {
+    const webhook = { url: config.slackWebhookUrl, param: config.slackWebhookParam };
+    notifiers.push(
+      new LazySlackNotifier(async () => (await loadWebhookChannel()).webhookNotifier(webhook, ssm, slack)),
+    );
   }
 
   if (config.topicArn)

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
@@ -123,15 +124,21 @@ describe('bundles', () => {
   );
 
   it.each(['sweep', 'sentinel', 'remediate'] as const)(
-    '%s carries the Slack channel as its own file, slack.mjs, imported on the first Slack alert',
+    "%s carries each Slack channel as its own file, imported on the first Slack alert; only the app's has the Web API client",
     (name) => {
       const b = bundle(name);
-      expect(b.chunk).toBeDefined();
-      expect(readFileSync(b.file, 'utf8')).toContain('new URL("./slack.mjs",import.meta.url)');
-      const sources = (JSON.parse(readFileSync(`${b.chunk}.map`, 'utf8')) as { sources: string[] }).sources;
-      expect(sources.some((s) => s.includes('@slack/web-api/'))).toBe(true);
-      expect(sources.some((s) => s.endsWith('lambdas/adapters/slackAppNotifier.ts'))).toBe(true);
-      expect(sources.filter((s) => /@aws-sdk\//.test(s))).toEqual([]);
+      expect(b.chunks.map((f) => basename(f))).toEqual(['slack-webhook.mjs', 'slack-app.mjs']);
+      const code = readFileSync(b.file, 'utf8');
+      expect(code).toContain('new URL("./slack-webhook.mjs",import.meta.url)');
+      expect(code).toContain('new URL("./slack-app.mjs",import.meta.url)');
+      const sourcesOf = (f: string) =>
+        (JSON.parse(readFileSync(`${f}.map`, 'utf8')) as { sources: string[] }).sources;
+      const [webhook, app] = b.chunks.map(sourcesOf) as [string[], string[]];
+      expect(webhook.some((s) => s.includes('@slack/webhook/'))).toBe(true);
+      expect(webhook.filter((s) => /@slack\/web-api\/|slackAppNotifier/.test(s))).toEqual([]);
+      expect(app.some((s) => s.includes('@slack/web-api/'))).toBe(true);
+      expect(app.some((s) => s.endsWith('lambdas/adapters/slackAppNotifier.ts'))).toBe(true);
+      for (const sources of [webhook, app]) expect(sources.filter((s) => /@aws-sdk\//.test(s))).toEqual([]);
     },
   );
 
@@ -142,7 +149,7 @@ describe('bundles', () => {
   it('the Slack endpoint loads only DynamoDB at cold start (no S3, no Slack channel file)', () => {
     const b = bundle('slack');
     expect(externalImports(b.file)).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']);
-    expect(b.chunk).toBeUndefined();
+    expect(b.chunks).toEqual([]);
   });
 
   it.each([
