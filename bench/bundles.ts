@@ -1,24 +1,38 @@
 // Bundle size and cold-load time of each Lambda, bundled exactly as `cdk deploy` bundles them.
 // Run alone: npx tsx bench/bundles.ts [runs]   (bench/run.ts calls benchBundles()).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { App } from 'aws-cdk-lib';
 import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { parseConfig } from '../lib/config.js';
-import { PROJECT_ROOT } from '../lib/functions.js';
+import { CLASSIFY, PROJECT_ROOT, SLACK_CHUNKS } from '../lib/functions.js';
 import { TrainwatchStack } from '../lib/stack.js';
 import { BUNDLES_BEFORE, TARGETS } from './before.js';
 
 /** One function's bundle on disk. */
 export interface Bundle {
-  readonly name: 'sweep' | 'sentinel' | 'remediate';
+  readonly name: 'sweep' | 'sentinel' | 'remediate' | 'slack';
   readonly dir: string;
   /** The entry file Lambda loads (`index.mjs`). */
   readonly file: string;
+  /**
+   * Its chunks: the classifier's rules (`classify.mjs`, loaded on the first failure it classifies) and the Slack
+   * channels (`slack-webhook.mjs`, `slack-app.mjs`, loaded on the first Slack alert), each its own file beside it.
+   */
+  readonly chunks: readonly string[];
 }
+
+/** The Slack app as the bench and the bundle test deploy it: its endpoint is a fourth function. */
+export const SLACK_APP_CONFIG = {
+  slack: {
+    botTokenParameter: '/trainwatch/slack-bot-token',
+    signingSecretParameter: '/trainwatch/slack-signing-secret',
+    channel: 'C0123ABCD',
+  },
+};
 
 /**
  * Synthesizes the default stack with real local-esbuild bundling into a fresh folder under
@@ -30,16 +44,21 @@ export function buildBundles(): { outdir: string; bundles: Bundle[] } {
   mkdirSync(cache, { recursive: true });
   const outdir = mkdtempSync(join(cache, 'bundles-'));
   const app = new App({ outdir, builtinCloudFormationValidation: false });
-  const stack = new TrainwatchStack(app, 'TrainwatchBundles', { config: parseConfig({}) });
+  const stack = new TrainwatchStack(app, 'TrainwatchBundles', { config: parseConfig(SLACK_APP_CONFIG) });
   app.synth();
   const m = stack.monitor;
-  const fns = { sweep: m.sweep, sentinel: m.sentinel, remediate: m.remediate };
+  const fns = { sweep: m.sweep, sentinel: m.sentinel, remediate: m.remediate, slack: m.slackEndpoint?.fn };
   const bundles: Bundle[] = [];
   for (const [name, fn] of Object.entries(fns)) {
     if (!fn) continue;
     const asset = fn.function.node.findChild('Code') as Asset;
     const dir = join(outdir, asset.assetPath);
-    bundles.push({ name: name as Bundle['name'], dir, file: join(dir, 'index.mjs') });
+    bundles.push({
+      name: name as Bundle['name'],
+      dir,
+      file: join(dir, 'index.mjs'),
+      chunks: [CLASSIFY, ...SLACK_CHUNKS].map((c) => join(dir, c.file)).filter((f) => existsSync(f)),
+    });
   }
   return { outdir, bundles };
 }
@@ -75,6 +94,16 @@ export function importMs(file: string, sourceMaps = true): ImportTiming {
     env: { ...process.env, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x' },
   });
   return JSON.parse(out.trim().split('\n').pop()!) as ImportTiming;
+}
+
+/** Import time of the Slack channel's own file in a fresh process (what the first Slack alert adds). */
+export function chunkMs(file: string): number {
+  const script = `const t0 = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(performance.now() - t0);`;
+  const out = execFileSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], {
+    cwd: dirname(file),
+    encoding: 'utf8',
+  });
+  return Number(out.trim().split('\n').pop());
 }
 
 /** The seven clients every function imported before issue 8, timed the same way: a same-moment baseline. */
@@ -135,14 +164,15 @@ export async function benchBundles(runs = 7): Promise<void> {
       const without = Array.from({ length: runs }, () => importMs(b.file, false));
       const ms = (x: number) => `${x.toFixed(0)} ms`;
       const sdkMs = median(withMaps.map((t) => t.sdkMs));
-      const before = BUNDLES_BEFORE[b.name];
+      const before = b.name === 'slack' ? undefined : BUNDLES_BEFORE[b.name];
       const sevenMs = median(seven);
       const pass = (ok: boolean) => (ok ? 'PASS' : 'MISS');
       checks.push(
-        `${pass(code.length / 1024 <= TARGETS.bundleKb)} ${b.name} ${kb(code.length)} <= ${TARGETS.bundleKb} KB (before ${before.kb} KB)`,
+        `${pass(code.length / 1024 <= TARGETS.bundleKb)} ${b.name} ${kb(code.length)} <= ${TARGETS.bundleKb} KB${before ? ` (before ${before.kb} KB)` : ' (new)'}`,
       );
-      // The remediation function's cold start is not on an alert's path: only sweep and sentinel have a target.
-      if (b.name !== 'remediate')
+      // Only the sweep's and the sentinel's cold starts are on an alert's path: only they have an SDK target.
+      if (!before) checks.push(`${b.name} SDK load ${ms(sdkMs)} (all seven clients now ${ms(sevenMs)})`);
+      else if (b.name !== 'remediate')
         checks.push(
           `${pass(sdkMs <= TARGETS.sdkMs)} ${b.name} SDK load ${ms(sdkMs)} <= ${TARGETS.sdkMs} ms (before: ${before.sdkMs} ms quiet, all seven clients now ${ms(sevenMs)})`,
         );
@@ -164,6 +194,24 @@ export async function benchBundles(runs = 7): Promise<void> {
             .join(','),
         ]),
       );
+      for (const file of b.chunks) {
+        const chunk = readFileSync(file);
+        const loads = Array.from({ length: runs }, () => chunkMs(file));
+        console.log(
+          row([
+            `  + ${basename(file)}`,
+            kb(chunk.length),
+            kb(gzipSync(chunk).length),
+            kb(statSync(`${file}.map`).size),
+            ms(median(loads)),
+            '',
+            '',
+            basename(file) === CLASSIFY.file
+              ? 'loaded on the first failure classified'
+              : 'loaded on the first Slack alert',
+          ]),
+        );
+      }
     }
     console.log(
       '  own code: import of the bundle after its SDK clients are loaded, with --enable-source-maps (as deployed);',
@@ -173,6 +221,9 @@ export async function benchBundles(runs = 7): Promise<void> {
     );
     console.log(
       '  SDK clients: those imported at cold start; SNS, EventBridge and SSM are imported on first use (an alert, a parameter).',
+    );
+    console.log(
+      "  + classify.mjs: the classifier's rules; slack-webhook.mjs, slack-app.mjs: the Slack channels (the webhook's; the app's with the Web API client); each its own file in the asset, imported on first use; \"own code\" is its import time.",
     );
     console.log(`  targets: ${checks.join('; ')}`);
     console.log(

@@ -23,8 +23,13 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
     load: () => import('./commands/ack.js'),
   },
   silence: {
-    summary: 'hold alerts to people (--run ID | --job JOB | --all) --for 2h --reason TEXT [--by NAME]',
+    summary:
+      'hold alerts to people (--run ID | --job JOB | --all) (--for 2h | --until-resolved) --reason TEXT [--by NAME]',
     load: () => import('./commands/silence.js'),
+  },
+  restart: {
+    summary: 'ask remediation to probe a failed run again and restart it if policy and probe allow RUN_ID',
+    load: () => import('./commands/restart.js'),
   },
   silences: {
     summary: 'list silences with the time left [--json]',

@@ -32,7 +32,7 @@ export function createApp(env: Readonly<Record<string, string | undefined>>, cli
   const runs = new S3RunStore(config.bucket, config.prefix, c.s3, config.endedPrefix);
   const states = new DynamoStateStore(config.table, c.ddb, config.historyTtlDays, config.runRetentionDays);
   const silences = new DynamoSilenceStore(config.table, c.ddb);
-  const notifiers = buildNotifiers(config, { sns: c.sns, ssm: c.ssm, events: c.events });
+  const notifiers = buildNotifiers(config, { sns: c.sns, ssm: c.ssm, events: c.events, ddb: c.ddb });
   return {
     config,
     clients: c,

@@ -31,102 +31,109 @@ const RETENTION_DAYS = Object.values(logs.RetentionDays).filter((v): v is number
  * The typed configuration of one deployment (cdk.json context `trainwatch`, or a JSON/YAML file). The
  * runtime settings come from the registry (`fileFields`); the rest are the stack's own.
  */
-export const TrainwatchConfigSchema = z.strictObject({
-  stackName: z
-    .string()
-    .regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'must start with a letter; letters, digits and -')
-    .default('Trainwatch'),
-  account: z
-    .string()
-    .regex(/^\d{12}$/, 'must be a 12-digit AWS account id')
-    .optional(),
-  region: z
-    .string()
-    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'is not an AWS region (e.g. us-east-1)')
-    .optional(),
-  bucket: z
-    .strictObject({
-      name: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'is not an S3 bucket name'),
-      enableEventBridge: z.boolean().default(true),
-    })
-    .optional(),
-  ...fileFields(''),
-  schedule: z
-    .string()
-    .default(`${DEFAULTS.scheduleMinutes}m`)
-    .refine(
-      (s) => scheduleMinutes(s) !== undefined,
-      'must be whole minutes from 1 to 60: "1m", "5m" or "rate(5 minutes)"',
-    ),
-  thresholds: z.strictObject(fileFields('thresholds')).prefault({}),
-  health: z.strictObject(fileFields('health')).prefault({}),
-  pagerduty: z.strictObject(fileFields('pagerduty')).prefault({}),
-  alerts: z
-    .strictObject({
-      emails: z.array(z.string().regex(EMAIL, 'is not an email address')).default([]),
-      ...fileFields('alerts'),
-      slackWebhookKeyArn: z
-        .string()
-        .regex(/^arn:aws[\w-]*:kms:/, 'is not a KMS key ARN')
-        .optional(),
-      alarmTopicArn: z
-        .string()
-        .regex(/^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]+$/, 'is not an SNS topic ARN')
-        .optional(),
-    })
-    .prefault({})
-    .refine((a) => a.emails.length > 0 || a.slackWebhookParameter !== '', {
-      message: 'no alert channel: add an address to alerts.emails or set alerts.slackWebhookParameter',
-      path: ['emails'],
-    }),
-  remediation: z
-    .strictObject({ enabled: z.boolean().default(true), ...fileFields('remediation') })
-    .prefault({}),
-  removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
-  retention: z
-    .strictObject({
-      logsDays: z
-        .number()
-        .refine(
-          (d) => RETENTION_DAYS.includes(d),
-          `must be one of ${RETENTION_DAYS.join(', ')} (9999: never expire)`,
-        )
-        .default(DEFAULTS.logRetentionDays),
-      ...fileFields('retention'),
-    })
-    .prefault({}),
-  sweep: z
-    .strictObject({
-      memoryMb: z.number().int().min(128).max(10240).default(DEFAULTS.sweepMemoryMb),
-      timeout: duration.default(`${DEFAULTS.sweepTimeoutSeconds}s`),
-    })
-    .prefault({}),
-  reservedConcurrency: z
-    .union([
-      z.literal(false),
-      z.strictObject({
-        sweep: reserved.default(DEFAULTS.reservedConcurrency.sweep),
-        sentinel: reserved.default(DEFAULTS.reservedConcurrency.sentinel),
-        remediate: reserved.default(DEFAULTS.reservedConcurrency.remediate),
-      }),
-    ])
-    .prefault({}),
-  accessLogs: z
-    .strictObject({
-      enabled: z.boolean().default(false),
-      bucketName: z
-        .string()
-        .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'is not an S3 bucket name')
-        .optional(),
-    })
-    .prefault({}),
-  encryption: z
-    .strictObject({
-      customerManagedKey: z.boolean().default(false),
-    })
-    .prefault({}),
-  tags: z.record(z.string(), z.string()).default({}),
-});
+export const TrainwatchConfigSchema = z
+  .strictObject({
+    stackName: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'must start with a letter; letters, digits and -')
+      .default('Trainwatch'),
+    account: z
+      .string()
+      .regex(/^\d{12}$/, 'must be a 12-digit AWS account id')
+      .optional(),
+    region: z
+      .string()
+      .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'is not an AWS region (e.g. us-east-1)')
+      .optional(),
+    bucket: z
+      .strictObject({
+        name: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'is not an S3 bucket name'),
+        enableEventBridge: z.boolean().default(true),
+      })
+      .optional(),
+    ...fileFields(''),
+    schedule: z
+      .string()
+      .default(`${DEFAULTS.scheduleMinutes}m`)
+      .refine(
+        (s) => scheduleMinutes(s) !== undefined,
+        'must be whole minutes from 1 to 60: "1m", "5m" or "rate(5 minutes)"',
+      ),
+    thresholds: z.strictObject(fileFields('thresholds')).prefault({}),
+    health: z.strictObject(fileFields('health')).prefault({}),
+    pagerduty: z.strictObject(fileFields('pagerduty')).prefault({}),
+    slack: z.strictObject(fileFields('slack')).prefault({}),
+    alerts: z
+      .strictObject({
+        emails: z.array(z.string().regex(EMAIL, 'is not an email address')).default([]),
+        ...fileFields('alerts'),
+        slackWebhookKeyArn: z
+          .string()
+          .regex(/^arn:aws[\w-]*:kms:/, 'is not a KMS key ARN')
+          .optional(),
+        alarmTopicArn: z
+          .string()
+          .regex(/^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]+$/, 'is not an SNS topic ARN')
+          .optional(),
+      })
+      .prefault({}),
+    remediation: z
+      .strictObject({ enabled: z.boolean().default(true), ...fileFields('remediation') })
+      .prefault({}),
+    removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
+    retention: z
+      .strictObject({
+        logsDays: z
+          .number()
+          .refine(
+            (d) => RETENTION_DAYS.includes(d),
+            `must be one of ${RETENTION_DAYS.join(', ')} (9999: never expire)`,
+          )
+          .default(DEFAULTS.logRetentionDays),
+        ...fileFields('retention'),
+      })
+      .prefault({}),
+    sweep: z
+      .strictObject({
+        memoryMb: z.number().int().min(128).max(10240).default(DEFAULTS.sweepMemoryMb),
+        timeout: duration.default(`${DEFAULTS.sweepTimeoutSeconds}s`),
+      })
+      .prefault({}),
+    reservedConcurrency: z
+      .union([
+        z.literal(false),
+        z.strictObject({
+          sweep: reserved.default(DEFAULTS.reservedConcurrency.sweep),
+          sentinel: reserved.default(DEFAULTS.reservedConcurrency.sentinel),
+          remediate: reserved.default(DEFAULTS.reservedConcurrency.remediate),
+          slack: reserved.default(DEFAULTS.reservedConcurrency.slack),
+        }),
+      ])
+      .prefault({}),
+    accessLogs: z
+      .strictObject({
+        enabled: z.boolean().default(false),
+        bucketName: z
+          .string()
+          .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'is not an S3 bucket name')
+          .optional(),
+      })
+      .prefault({}),
+    encryption: z
+      .strictObject({
+        customerManagedKey: z.boolean().default(false),
+      })
+      .prefault({}),
+    tags: z.record(z.string(), z.string()).default({}),
+  })
+  .refine(
+    (c) => c.alerts.emails.length > 0 || c.alerts.slackWebhookParameter !== '' || !!c.slack.botTokenParameter,
+    {
+      message:
+        'no alert channel: add an address to alerts.emails, set alerts.slackWebhookParameter or slack.botTokenParameter',
+      path: ['alerts', 'emails'],
+    },
+  );
 
 export type TrainwatchConfig = z.output<typeof TrainwatchConfigSchema>;
 export type TrainwatchConfigInput = z.input<typeof TrainwatchConfigSchema>;

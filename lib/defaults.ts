@@ -18,7 +18,9 @@ export const DEFAULTS = {
    * Each function's reserved concurrency: a flood of S3 events or a bug cannot take the account's
    * concurrency. One sweep a minute needs one (two while a slow one overlaps the next tick).
    */
-  reservedConcurrency: { sweep: 2, sentinel: 10, remediate: 5 },
+  reservedConcurrency: { sweep: 2, sentinel: 10, remediate: 5, slack: 5 },
+  slackMemoryMb: 256,
+  slackTimeoutSeconds: 10,
 } as const;
 
 /** Classification profiles the runtime ships (one source of truth: lambdas/core/classify). */

@@ -19,60 +19,111 @@ export const HANDLERS = {
   sweep: 'lambdas/handlers/sweep.ts',
   sentinel: 'lambdas/handlers/sentinel.ts',
   remediate: 'lambdas/handlers/remediate.ts',
+  slack: 'lambdas/handlers/slack.ts',
 } as const;
 
-/** esbuild flags shared by the handler bundles and the classifier chunk beside them. */
+/** esbuild aliases of the bundles and their chunks. */
 const ESBUILD_ALIASES = {
   // The stack passes policies and profiles as JSON: a JSON reader stands in for the YAML parser (-112 KB).
   '--alias:yaml': './lambdas/adapters/jsonAsYaml.ts',
   // The Slack client runs with no retries (the outbox retries): one attempt stands in for p-retry (-4.4 KB).
   '--alias:p-retry': './lambdas/adapters/slackOneAttempt.ts',
 };
+
 const BANNER =
   "import{createRequire as __twRequire}from'node:module';const require=__twRequire(import.meta.url);";
 
 /**
- * The classifier's rules as a file of their own beside the handler (lambdas/adapters/classifier.ts loads
- * it on the first failure it classifies): a sweep of healthy runs never loads ~80 KB of signals.
+ * Code a function needs only sometimes, as files of their own beside its `index.mjs`, built by the same
+ * esbuild with the same options after the main bundle and imported on first use: the `define` turns the
+ * loader's import of the source into an import of the file, and esbuild drops the source from the bundle
+ * (lambdas/adapters/classifier.ts, slackLoader.ts). So a sweep of healthy runs with nothing to say loads
+ * neither the classifier's rules (~80 KB of signals) nor any Slack code, and a webhook user never loads the
+ * Slack Web API client.
  */
-export function classifyChunkCommand(inputDir: string, outputDir: string): string {
-  const q = (s: string) => `"${s.replaceAll('"', '\\"')}"`;
+interface Chunk {
+  readonly define: string;
+  readonly entry: string;
+  readonly file: string;
+}
+
+/** The classifier's rules: loaded on the first failure a function classifies. */
+export const CLASSIFY: Chunk = {
+  define: '__TRAINWATCH_CLASSIFY_CHUNK__',
+  entry: 'lambdas/core/classify/index.ts',
+  file: CLASSIFY_CHUNK,
+};
+
+/** The Slack channels: the webhook's (small), and the Slack app's (with the Web API client). */
+export const SLACK_CHUNKS: readonly Chunk[] = [
+  {
+    define: '__TRAINWATCH_SLACK_WEBHOOK_CHUNK__',
+    entry: 'lambdas/adapters/slackWebhookChannel.ts',
+    file: 'slack-webhook.mjs',
+  },
+  {
+    define: '__TRAINWATCH_SLACK_APP_CHUNK__',
+    entry: 'lambdas/adapters/slackAppChannel.ts',
+    file: 'slack-app.mjs',
+  },
+];
+
+/** The esbuild command that builds one chunk beside a function's `index.mjs`. */
+function chunkCommand(inputDir: string, outputDir: string, c: Chunk): string {
   return [
-    q(join(inputDir, 'node_modules', '.bin', 'esbuild')),
-    q(join(inputDir, 'lambdas', 'core', 'classify', 'index.ts')),
-    '--bundle --format=esm --platform=node --target=node22 --minify --sourcemap --sources-content=false',
-    ...Object.entries(ESBUILD_ALIASES).map(([k, v]) => `${k}=${q(join(inputDir, v))}`),
-    `--banner:js=${q(BANNER)}`,
-    `--outfile=${q(join(outputDir, CLASSIFY_CHUNK))}`,
+    `"${inputDir}/node_modules/.bin/esbuild"`,
+    `"${inputDir}/${c.entry}"`,
+    '--bundle',
+    '--platform=node',
+    '--format=esm',
+    '--target=node22',
+    '--minify',
+    '--sourcemap',
+    '--sources-content=false',
+    '--main-fields=module,main',
+    "'--external:@aws-sdk/*'",
+    ...Object.entries(ESBUILD_ALIASES).map(([k, v]) => `"${k}=${inputDir}/${v.replace(/^\.\//, '')}"`),
+    `"--banner:js=${BANNER}"`,
     '--log-level=warning',
+    `"--outfile=${outputDir}/${c.file}"`,
   ].join(' ');
 }
 
 /**
  * ESM output: the handlers may await at module scope (configuration, one Slack parameter read per cold
  * start), and Lambda (nodejs18.x and later) resolves ESM imports of the runtime's SDK through NODE_PATH.
- * Bundled CommonJS dependencies still call `require` for Node built-ins: the banner defines it.
+ * Bundled CommonJS dependencies still call `require` for Node built-ins: the banner defines it. `chunks`:
+ * the files built beside the bundle (above).
  */
-export const BUNDLING: nodejs.BundlingOptions = {
-  format: nodejs.OutputFormat.ESM,
-  target: 'node22',
-  platform: 'node',
-  minify: true,
-  sourceMap: true,
-  // Line mappings only: stack traces stay readable and the .map stays a fraction of its full size.
-  sourcesContent: false,
-  mainFields: ['module', 'main'],
-  // The nodejs22.x runtime provides SDK v3; bundling it would add megabytes and cold-start time.
-  externalModules: ['@aws-sdk/*'],
-  esbuildArgs: ESBUILD_ALIASES,
-  banner: BANNER,
-  commandHooks: {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (inputDir, outputDir) => [classifyChunkCommand(inputDir, outputDir)],
-  },
-  forceDockerBundling: false,
-};
+function bundling(chunks: readonly Chunk[]): nodejs.BundlingOptions {
+  return {
+    format: nodejs.OutputFormat.ESM,
+    target: 'node22',
+    platform: 'node',
+    minify: true,
+    sourceMap: true,
+    // Line mappings only: stack traces stay readable and the .map stays a fraction of its full size.
+    sourcesContent: false,
+    mainFields: ['module', 'main'],
+    // The nodejs22.x runtime provides SDK v3; bundling it would add megabytes and cold-start time.
+    externalModules: ['@aws-sdk/*'],
+    esbuildArgs: ESBUILD_ALIASES,
+    banner: BANNER,
+    define: Object.fromEntries(chunks.map((c) => [c.define, JSON.stringify(`./${c.file}`)])),
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir: string, outputDir: string) =>
+        chunks.map((c) => chunkCommand(inputDir, outputDir, c)),
+    },
+    forceDockerBundling: false,
+  };
+}
+
+/** The Slack endpoint's bundling: no Slack channel (it answers Slack itself); the rules only if it ever classifies. */
+export const BUNDLING = bundling([CLASSIFY]);
+/** The bundling of a function that alerts (sweep, sentinel, remediate): the classifier and the Slack channels. */
+export const ALERTING_BUNDLING = bundling([CLASSIFY, ...SLACK_CHUNKS]);
 
 /** checkov findings on every function that this design accepts (README, "IaC scanner findings"). */
 const CHECKOV_ACCEPTED: [string, string][] = [
@@ -99,7 +150,8 @@ export interface WatchdogFunctionProps {
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: logs.RetentionDays;
   readonly removalPolicy: RemovalPolicy;
-  readonly deadLetterQueue: sqs.IQueue;
+  /** Where failed asynchronous invocations go; absent for a function only ever called synchronously. */
+  readonly deadLetterQueue?: sqs.IQueue;
   /** Lambda's own retries of a failed asynchronous invocation before it goes to the queue. */
   readonly retryAttempts: number;
   readonly maxEventAge?: Duration;
@@ -170,14 +222,21 @@ export class WatchdogFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      bundling: BUNDLING,
+      bundling: props.handler === 'slack' ? BUNDLING : ALERTING_BUNDLING,
       awsSdkConnectionReuse: false,
       retryAttempts: props.retryAttempts,
       maxEventAge: props.maxEventAge,
-      onFailure: new QueueDestination(props.deadLetterQueue),
+      onFailure: props.deadLetterQueue ? new QueueDestination(props.deadLetterQueue) : undefined,
       reservedConcurrentExecutions: props.reservedConcurrency,
     });
-    for (const [id, reason] of CHECKOV_ACCEPTED) checkovSkip(this.function, id, reason);
+    for (const [id, reason] of CHECKOV_ACCEPTED)
+      checkovSkip(
+        this.function,
+        id,
+        id === 'CKV_AWS_116' && !props.deadLetterQueue
+          ? 'Invoked synchronously only (its function URL): there is no asynchronous invocation to keep; the caller (Slack) sees every error.'
+          : reason,
+      );
     if (props.reservedConcurrency === undefined)
       checkovSkip(this.function, 'CKV_AWS_115', 'reservedConcurrency: false was chosen for this deployment.');
     acknowledge(

@@ -18,6 +18,8 @@ export interface RunResources {
   readonly bus: events.IEventBus;
   readonly slackParameterName?: string;
   readonly slackKey?: kms.IKey;
+  /** The SSM SecureString of the Slack app's bot token: the functions that alert post with it. */
+  readonly slackBotTokenParameterName?: string;
   /** The SSM SecureString of the PagerDuty routing key (on-call lifecycle). */
   readonly pagerDutyParameterName?: string;
   /** The table's customer-managed key, when it has one. */
@@ -151,6 +153,14 @@ export function grantWatchdog(role: iam.Role, r: RunResources): void {
         }),
       );
   }
+  if (r.slackBotTokenParameterName)
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadSlackBotToken',
+        actions: ['ssm:GetParameter'],
+        resources: [parameterArn(role, r.slackBotTokenParameterName)],
+      }),
+    );
 }
 
 /**

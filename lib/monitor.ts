@@ -29,9 +29,10 @@ import { createAccessLogBucket, createDataKey } from './hardening.js';
 import { acknowledge } from './nag.js';
 import { createOnCallPolicy } from './onCallPolicy.js';
 import type { TrainingRunMonitorProps } from './props.js';
-import { RemediationDocuments, remediationRule } from './remediation.js';
+import { RemediationDocuments, remediationRule, restartRequestRule } from './remediation.js';
 import { type ResolvedProps, resolveProps } from './resolve.js';
 import { checkRuntimeConfig } from './runtimeCheck.js';
+import { SlackEndpoint } from './slackEndpoint.js';
 import { createBucket, createBus, createDeadLetterQueue, createTable, createTopic } from './storage.js';
 
 /** The id aws-cdk-lib gives its singleton S3 bucket-notifications handler. */
@@ -59,6 +60,8 @@ export class TrainingRunMonitor extends Construct {
   readonly sentinel: WatchdogFunction;
   readonly remediate?: WatchdogFunction;
   readonly documents?: RemediationDocuments;
+  /** The Slack app's endpoint (buttons, `/trainwatch status`), when `slack.signingSecretParameterName` is set. */
+  readonly slackEndpoint?: SlackEndpoint;
   /** Attach to the training instances' role: write heartbeats (and SSM output) under the prefixes only. */
   readonly writerPolicy: iam.ManagedPolicy;
   /** Attach to on-call people: `trainwatch ack`, `silence`, `unsilence` (their items only) and `status`. */
@@ -110,6 +113,7 @@ export class TrainingRunMonitor extends Construct {
       bus: this.eventBus,
       slackParameterName: s.slackWebhookParameterName,
       pagerDutyParameterName: s.pagerDutyRoutingKeyParameterName,
+      slackBotTokenParameterName: s.slack.botTokenParameterName,
       slackKey: props.slackWebhookKey,
       tableKey: this.dataKey,
     };
@@ -211,7 +215,29 @@ export class TrainingRunMonitor extends Construct {
         target: this.remediate.function,
         deadLetterQueue: this.deadLetterQueue,
       });
+      restartRequestRule(this, {
+        bus: this.eventBus,
+        target: this.remediate.function,
+        deadLetterQueue: this.deadLetterQueue,
+      });
       others.Remediate = this.remediate;
+    }
+
+    if (s.slack.botTokenParameterName && s.slack.signingSecretParameterName) {
+      this.slackEndpoint = new SlackEndpoint(this, 'Slack', {
+        ...common,
+        deadLetterQueue: undefined,
+        memorySize: DEFAULTS.slackMemoryMb,
+        timeout: Duration.seconds(DEFAULTS.slackTimeoutSeconds),
+        reservedConcurrency: reserved?.slack,
+        table: this.table,
+        tableKey: this.dataKey,
+        bus: this.eventBus,
+        botTokenParameterName: s.slack.botTokenParameterName,
+        signingSecretParameterName: s.slack.signingSecretParameterName,
+        restart: s.slack.restartBy.length > 0 && s.remediation.enabled,
+      });
+      others.Slack = this.slackEndpoint.fn;
     }
 
     this.writerPolicy = createWriterPolicy(this, {
@@ -219,7 +245,11 @@ export class TrainingRunMonitor extends Construct {
       prefix: s.prefix,
       ssmOutputPrefix: s.remediation.enabled ? s.remediation.ssmOutputPrefix : undefined,
     });
-    this.onCallPolicy = createOnCallPolicy(this, this.table);
+    this.onCallPolicy = createOnCallPolicy(
+      this,
+      this.table,
+      s.remediation.enabled ? this.eventBus : undefined,
+    );
 
     const watchdogAlarms = new WatchdogAlarms(this, 'Alarms', {
       sweep: this.sweep.function,

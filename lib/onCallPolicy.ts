@@ -1,6 +1,8 @@
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import { RESTART_REQUEST } from '../lambdas/core/eventRules.js';
 
 /**
  * Partition keys the on-call commands touch: live run items (`LIVE#<n>`: the ack and its outbox entry),
@@ -38,10 +40,18 @@ export const ONCALL_ATTRIBUTES = [
   'endsAt',
   'removedAt',
   'removedBy',
+  'untilResolved',
 ];
 
-/** The managed policy a person (or their role) attaches to run `trainwatch ack/silence/silences/unsilence/status`. */
-export function createOnCallPolicy(scope: Construct, table: dynamodb.ITable): iam.ManagedPolicy {
+/**
+ * The managed policy a person (or their role) attaches to run `trainwatch ack/silence/silences/unsilence/status`,
+ * and `trainwatch restart` where remediation is deployed (`bus`: restart requests only, on that bus).
+ */
+export function createOnCallPolicy(
+  scope: Construct,
+  table: dynamodb.ITable,
+  bus?: events.IEventBus,
+): iam.ManagedPolicy {
   const policy = new iam.ManagedPolicy(scope, 'OnCallPolicy', {
     description: 'trainwatch: lets on-call people acknowledge runs and manage silences (and read status)',
   });
@@ -62,5 +72,19 @@ export function createOnCallPolicy(scope: Construct, table: dynamodb.ITable): ia
       },
     }),
   );
+  if (bus)
+    policy.addStatements(
+      new iam.PolicyStatement({
+        sid: 'RequestRestarts',
+        actions: ['events:PutEvents'],
+        resources: [bus.eventBusArn],
+        conditions: {
+          StringEquals: {
+            'events:source': RESTART_REQUEST.source,
+            'events:detail-type': RESTART_REQUEST.detailType,
+          },
+        },
+      }),
+    );
   return policy;
 }

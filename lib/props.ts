@@ -23,6 +23,12 @@ export interface HealthProps extends PropsOf<Settings['health']> {}
 
 export type { ManagedTag, RestartCommand };
 
+/**
+ * The Slack app: one thread per run attempt, buttons and `/trainwatch status` (README, "Slack app"). Each
+ * prop, its TSDoc and its default come from `SETTINGS.slack`.
+ */
+export interface SlackAppProps extends PropsOf<Settings['slack']> {}
+
 /** Diagnosis and restart of training instances with SSM Run Command (settings: `SETTINGS.remediation`). */
 export interface RemediationProps extends PropsOf<Settings['remediation']> {
   /**
@@ -40,11 +46,13 @@ export interface ReservedConcurrencyProps {
   readonly sentinel?: number;
   /** @default 5 */
   readonly remediate?: number;
+  /** The Slack app's endpoint (a public URL: this caps what a flood of requests can cost). @default 5 */
+  readonly slack?: number;
 }
 
 /** The runtime settings at the top level of the props (`prefix`, `profile`, `concurrency`, …). */
 export interface TopLevelSettingProps
-  extends PropsOf<Omit<Settings, 'thresholds' | 'health' | 'remediation'>> {}
+  extends PropsOf<Omit<Settings, 'thresholds' | 'health' | 'remediation' | 'slack'>> {}
 
 /** Properties of {@link TrainingRunMonitor}; every one is optional. */
 export interface TrainingRunMonitorProps extends TopLevelSettingProps {
@@ -68,6 +76,8 @@ export interface TrainingRunMonitorProps extends TopLevelSettingProps {
   readonly thresholds?: ThresholdProps;
   /** @default - see {@link HealthProps} */
   readonly health?: HealthProps;
+  /** @default - see {@link SlackAppProps} */
+  readonly slack?: SlackAppProps;
   /**
    * The customer-managed KMS key of that parameter, if it is not the default `aws/ssm` key.
    * @default - the `aws/ssm` key, whose key policy already lets account principals decrypt via SSM

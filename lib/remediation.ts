@@ -53,3 +53,23 @@ export function remediationRule(
     ],
   });
 }
+
+/** Routes people's restart requests (Slack's Restart now, `trainwatch restart`) to remediation, which probes and decides. */
+export function restartRequestRule(
+  scope: Construct,
+  opts: {
+    bus: events.IEventBus;
+    target: import('aws-cdk-lib/aws-lambda').IFunction;
+    deadLetterQueue: sqs.IQueue;
+  },
+): events.Rule {
+  return new events.Rule(scope, 'RestartRequestRule', {
+    description:
+      'trainwatch: a person asked for a restart: probe the run again, restart it if policy and probe allow',
+    eventBus: opts.bus,
+    eventPattern: EventRules.restartRequest(),
+    targets: [
+      new targets.LambdaFunction(opts.target, { deadLetterQueue: opts.deadLetterQueue, retryAttempts: 4 }),
+    ],
+  });
+}

@@ -26,6 +26,7 @@ export interface ResolvedProps extends Omit<Settings, 'remediation'> {
     readonly sweep: number;
     readonly sentinel: number;
     readonly remediate: number;
+    readonly slack: number;
   };
   readonly serverAccessLogs: boolean | s3.IBucket;
   readonly customerManagedKey: boolean;
@@ -61,6 +62,7 @@ function reservedConcurrency(
     sweep: intIn('reservedConcurrency.sweep', r?.sweep, d.sweep, 1, 1000),
     sentinel: intIn('reservedConcurrency.sentinel', r?.sentinel, d.sentinel, 1, 1000),
     remediate: intIn('reservedConcurrency.remediate', r?.remediate, d.remediate, 1, 1000),
+    slack: intIn('reservedConcurrency.slack', r?.slack, d.slack, 1, 1000),
   };
 }
 
@@ -75,6 +77,14 @@ function checkTogether(s: Settings, props: TrainingRunMonitorProps): void {
     fail(
       'remediation',
       `restartPolicy, restartCommands and a custom profile take ${tunables} bytes; keep them under ${LAMBDA_ENV_LIMIT_BYTES - 1500} (Lambda environment limit)`,
+    );
+  // The Slack app posts to one channel; its endpoint acts on the threads the app posted.
+  if (s.slack.botTokenParameterName && !s.slack.channel)
+    fail('slack.channel', 'is required with slack.botTokenParameterName (the channel id the app posts to)');
+  if (s.slack.signingSecretParameterName && !s.slack.botTokenParameterName)
+    fail(
+      'slack.signingSecretParameterName',
+      'needs slack.botTokenParameterName: the buttons live on the messages the app posts',
     );
   // SSM output under the run prefix would look like a run to the sweep (and the reverse, like output).
   const [ssm, prefix] = [s.remediation.ssmOutputPrefix, s.prefix];

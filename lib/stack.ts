@@ -95,6 +95,25 @@ export class TrainwatchStack extends Stack {
         m.settings.slackWebhookParameterName,
         'Put the Slack webhook URL here (SecureString)',
       );
+    if (m.settings.slack.botTokenParameterName)
+      out(
+        'SlackBotTokenParameter',
+        m.settings.slack.botTokenParameterName,
+        "Put the Slack app's bot token (xoxb-…) here (SecureString)",
+      );
+    if (m.slackEndpoint) {
+      out(
+        'SlackEndpointUrl',
+        m.slackEndpoint.url.url,
+        "The Slack app's Interactivity Request URL and /trainwatch command URL",
+      );
+      out(
+        'SlackSigningSecretParameter',
+        m.settings.slack.signingSecretParameterName!,
+        "Put the Slack app's signing secret here (SecureString)",
+      );
+      out('SlackLogGroup', m.slackEndpoint.fn.logGroup.logGroupName, 'Slack endpoint logs');
+    }
     if (m.settings.remediation.enabled)
       out(
         'ManagedInstanceTag',

@@ -4,6 +4,7 @@ import { type App, createApp } from '../lambdas/app.js';
 import type { RunRecord } from '../lambdas/core/record.js';
 import { evaluateSentinels } from '../lambdas/handlers/sentinel.js';
 import { runSweep } from '../lambdas/handlers/sweep.js';
+import { slackEndpointDeps } from '../lambdas/slack/wiring.js';
 import { awsClients } from './awsClients.js';
 import { startEmulator } from './emulator.js';
 import { HeartbeatWriter } from './heartbeatWriter.js';
@@ -11,7 +12,10 @@ import { actOnReminders, localSilence } from './onCall.js';
 import { renderPagerDuty, startPagerDutyReceiver } from './pagerDutyReceiver.js';
 import { type Clock, SCENARIOS, type Scenario } from './scenarios.js';
 import { setupLocal, setupLocalQueues } from './setup.js';
-import { renderSlack, startSlackReceiver } from './slackReceiver.js';
+import { type SlackEvent, startSlackApi } from './slackApi.js';
+import { startSlackEndpoint } from './slackEndpointServer.js';
+import { LOCAL_CHANNEL, localSigningSecret, threadOf } from './slackPerson.js';
+import { renderSlack } from './slackReceiver.js';
 import { statusTable } from './statusTable.js';
 
 /** A watched run that lives outside this process (a real training script). */
@@ -43,6 +47,8 @@ export interface LocalOptions {
 }
 
 const SETTLED = new Set(['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'STALLED']);
+/** The run whose thread the local mode prints at the end: stall, diagnosis, restart, recovery, success. */
+const SHOWN_THREAD = 'vit-huge-hang';
 
 /** Every run the local mode made, live or ended: the live set plus the ended-runs log. */
 async function everyRun(app: App): Promise<RunRecord[]> {
@@ -53,7 +59,11 @@ async function everyRun(app: App): Promise<RunRecord[]> {
 }
 
 /** The local configuration: the same names the Lambdas read, with thresholds short enough to watch. */
-function localEnv(endpoint: string, slackUrl: string, pagerDutyUrl: string): Record<string, string> {
+function localEnv(
+  endpoint: string,
+  slack: { apiUrl: string; token: string; secret: string },
+  pagerDutyUrl: string,
+): Record<string, string> {
   return {
     AWS_ENDPOINT_URL: endpoint,
     AWS_REGION: 'us-east-1',
@@ -64,7 +74,11 @@ function localEnv(endpoint: string, slackUrl: string, pagerDutyUrl: string): Rec
     TRAINWATCH_TABLE: 'trainwatch-local',
     TRAINWATCH_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:trainwatch-local',
     TRAINWATCH_EVENT_BUS: 'trainwatch-local',
-    TRAINWATCH_SLACK_WEBHOOK_URL: slackUrl,
+    // The Slack app: one thread per run attempt in #trainwatch, with buttons that call the local endpoint.
+    TRAINWATCH_SLACK_BOT_TOKEN: slack.token,
+    TRAINWATCH_SLACK_CHANNEL: LOCAL_CHANNEL,
+    TRAINWATCH_SLACK_API_URL: slack.apiUrl,
+    TRAINWATCH_SLACK_SIGNING_SECRET: slack.secret,
     // On-call lifecycle: a local PagerDuty, reminders every 9 s (until someone acknowledges), grouping at 3.
     TRAINWATCH_PAGERDUTY_ROUTING_KEY: 'local0routing0key00000000000000',
     TRAINWATCH_PAGERDUTY_URL: pagerDutyUrl,
@@ -100,9 +114,22 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
   const stamp = () => `[+${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s]`;
   const { out } = opts;
   const emulator = await startEmulator();
-  const slack = await startSlackReceiver((payload) =>
-    out(`\n${stamp()} Slack alert\n${renderSlack(payload)}\n`),
-  );
+  const headline = (m: { blocks: unknown[] }) => renderSlack(m).split('\n')[0]?.replace(/^┃ /, '') ?? '';
+  const slack = await startSlackApi((e: SlackEvent) => {
+    if (e.kind === 'response') {
+      const said = JSON.stringify(e.body.blocks ?? e.body.text ?? '').match(
+        /(Acknowledged|Silenced|Restart requested)[^"]*/,
+      );
+      out(`${stamp()} Slack: the clicked message now says: ${said?.[0] ?? e.body.text}`);
+    } else if (e.kind === 'post')
+      out(`\n${stamp()} Slack #trainwatch, a new thread\n${renderSlack(e.message)}\n`);
+    else if (e.kind === 'reply')
+      out(
+        `\n${stamp()} Slack, in the thread${e.message.reply_broadcast ? ' (also sent to the channel: the run got worse)' : ''}\n${renderSlack(e.message)}\n`,
+      );
+    else out(`${stamp()} Slack: the thread's first message now shows ${headline(e.message)}`);
+  });
+  const secret = localSigningSecret();
   const pagerDuty = await startPagerDutyReceiver((e) => out(`\n${stamp()} ${renderPagerDuty(e)}\n`));
   let stopped = false;
   const sleep = (ms: number) =>
@@ -132,12 +159,29 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
   const background: Promise<unknown>[] = [];
   const externalRuns: ExternalRun[] = [];
   let stopInstances: (() => Promise<void>) | undefined;
+  let stopEndpoint: (() => Promise<void>) | undefined;
   try {
-    const env = localEnv(emulator.endpoint, slack.url, pagerDuty.url);
+    const env = localEnv(
+      emulator.endpoint,
+      { apiUrl: slack.apiUrl, token: slack.token, secret },
+      pagerDuty.url,
+    );
     // The SDK's default credential chain, and any helper that makes its own client, read these.
     Object.assign(process.env, env);
     const app = createApp(env, awsClients({ region: env.AWS_REGION!, endpoint: env.AWS_ENDPOINT_URL }));
-    out(`trainwatch local mode: moto server at ${emulator.endpoint}, Slack webhook at ${slack.url}`);
+    const endpoint = await startSlackEndpoint(
+      slackEndpointDeps(
+        env,
+        (level, message, fields) => {
+          if (level !== 'info') out(`slack endpoint ${level}: ${message} ${JSON.stringify(fields ?? {})}`);
+        },
+        { ddb: app.clients.ddb, ssm: app.clients.ssm, events: app.clients.events },
+      ),
+    );
+    stopEndpoint = () => endpoint.close();
+    out(
+      `trainwatch local mode: moto server at ${emulator.endpoint}, Slack Web API at ${slack.apiUrl}, the Slack app's endpoint at ${endpoint.url}`,
+    );
     for (const line of await setupLocal(app.config, app.clients)) out(`  created ${line}`);
     const queues = await setupLocalQueues(app.config, app.clients, 'trainwatch-local');
     out('  routed S3 sentinel events and remediation transitions through EventBridge to SQS');
@@ -212,7 +256,12 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
       const report = await runSweep(app, Date.now());
       for (const e of report.errors) out(`${stamp()} sweep error on ${e.runId}: ${e.error}`);
       const records = await everyRun(app);
-      for (const line of await actOnReminders(app, records, Date.now())) out(`${stamp()} ${line}`);
+      for (const line of await actOnReminders(app, records, Date.now(), {
+        api: slack,
+        endpoint: endpoint.url,
+        secret,
+      }))
+        out(`${stamp()} ${line}`);
       if (report.transitions.length > 0 || Date.now() - lastTable > 10_000) {
         const moves = report.transitions.map((t) => `${t.runId} ${t.from ?? '(new)'}→${t.to}`).join(', ');
         const ended = report.ended
@@ -229,16 +278,23 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
       if (quietSweeps >= 3 && !opts.keepRunning) break;
     }
     const final = await everyRun(app);
+    const posts = slack.calls.filter((c) => c.method === 'chat.postMessage').length;
     out(
-      `\n${stamp()} done: ${slack.received.length} Slack alerts, ${pagerDuty.received.length} PagerDuty events. Final state:`,
+      `\n${stamp()} done: ${posts} Slack messages in ${slack.channelMessages(LOCAL_CHANNEL).filter((m) => !m.thread_ts).length} threads, ${pagerDuty.received.length} PagerDuty events. Final state:`,
     );
     out(statusTable(final));
+    const story = await threadOf(slack, SHOWN_THREAD);
+    if (story.length)
+      out(
+        `\n${SHOWN_THREAD}'s whole life in Slack, one thread (read back with the official client):\n${story.join('\n')}`,
+      );
     return 0;
   } finally {
     stopped = true;
     for (const x of externalRuns) x.stop();
     await Promise.allSettled(background);
     await stopInstances?.();
+    await stopEndpoint?.();
     await slack.close();
     await pagerDuty.close();
     await emulator.stop();

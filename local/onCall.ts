@@ -4,6 +4,8 @@ import type { App } from '../lambdas/app.js';
 import { currentAck } from '../lambdas/core/oncall/index.js';
 import type { RunRecord } from '../lambdas/core/record.js';
 import { UNHEALTHY } from '../lambdas/core/states.js';
+import type { SlackApi } from './slackApi.js';
+import { clickAcknowledge } from './slackPerson.js';
 
 /** Who acts in the local mode's story. */
 export const LOCAL_PERSON = 'local-oncall';
@@ -23,18 +25,25 @@ export async function localSilence(app: App, now: number): Promise<string> {
 }
 
 /**
- * A person on call: once a run has had one reminder, they acknowledge it (`trainwatch ack`), which
- * stops its reminders until its next transition. Returns what they did, for the local mode's output.
+ * A person on call: once a run has had one reminder, they acknowledge it, which stops its reminders until
+ * its next transition: with the Slack app, by clicking Acknowledge on its alert (a signed request to the
+ * local endpoint), else with `trainwatch ack` (the same operation). Returns what they did, for the output.
  */
 export async function actOnReminders(
   app: App,
   records: readonly RunRecord[],
   now: number,
+  slack?: { readonly api: SlackApi; readonly endpoint: string; readonly secret: string },
 ): Promise<string[]> {
   const done: string[] = [];
   for (const r of records) {
     const reminded = r.lastAlertAt !== undefined && r.lastAlertAt > r.since;
     if (!UNHEALTHY.has(r.state) || !reminded || currentAck(r)) continue;
+    const clicked = slack && (await clickAcknowledge(slack.api, slack.endpoint, slack.secret, r));
+    if (clicked) {
+      done.push(clicked);
+      continue;
+    }
     try {
       await ackRun(app, r.runId, LOCAL_PERSON, 'looking into it', now);
       done.push(`trainwatch ack ${r.runId} --by ${LOCAL_PERSON} --note "looking into it"`);

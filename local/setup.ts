@@ -124,5 +124,20 @@ export async function setupLocalQueues(config: Config, c: AwsClients, name: stri
       Targets: [{ Id: 'queue', Arn: remediation.arn }],
     }),
   );
+  // People's restart requests (Slack's Restart now, `trainwatch restart`) reach remediation the same way.
+  await c.events.send(
+    new PutRuleCommand({
+      Name: `${name}-restart-requests`,
+      EventBusName: config.eventBus,
+      EventPattern: toEventBridgeJson(EventRules.restartRequest()),
+    }),
+  );
+  await c.events.send(
+    new PutTargetsCommand({
+      Rule: `${name}-restart-requests`,
+      EventBusName: config.eventBus,
+      Targets: [{ Id: 'queue', Arn: remediation.arn }],
+    }),
+  );
   return { sentinel: sentinel.url, remediation: remediation.url };
 }

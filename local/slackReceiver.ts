@@ -97,8 +97,13 @@ export function renderSlack(payload: unknown): string {
       for (let i = 0; i < cells.length; i += 2)
         out.push(`┃   ${cells[i]!.padEnd(44)} ${cells[i + 1] ?? ''}`.trimEnd());
     } else if (b.type === 'context') out.push(...(b.elements ?? []).map((e) => `┃ ${plain(textOf(e.text))}`));
-    else if (b.type === 'actions')
-      out.push(...(b.elements ?? []).map((e) => `┃ [${textOf(e.text)}] ${e.url}`));
+    else if (b.type === 'actions') {
+      // Link buttons with their URL, each on its line; the Slack app's on-call buttons side by side.
+      const elements = b.elements ?? [];
+      const buttons = elements.filter((e) => !e.url).map((e) => `[${textOf(e.text)}]`);
+      if (buttons.length) out.push(`┃ ${buttons.join(' ')}`);
+      out.push(...elements.filter((e) => e.url).map((e) => `┃ [${textOf(e.text)}] ${e.url}`));
+    }
   }
   return out.join('\n');
 }

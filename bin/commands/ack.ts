@@ -1,16 +1,13 @@
 import { parseArgs } from 'node:util';
-import { DynamoAckStore } from '../../lambdas/adapters/dynamoAckStore.js';
 import { type App, createApp } from '../../lambdas/app.js';
 import { ConfigError } from '../../lambdas/core/errors.js';
-import { ALL_CHANNELS, ackLine, acknowledge, ackProblem } from '../../lambdas/core/oncall/index.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
-import type { Flip, OutboxEntry } from '../../lambdas/core/record.js';
+import { acknowledgeRun, onCallOf } from '../../lambdas/operations/index.js';
 import { byFrom, nowFrom, textFrom } from './oncallArgs.js';
 
 /**
- * Acknowledges a run: the ack and its announcement go on the run item in one conditional write (the
- * announcement as an outbox entry due at once: the next sweep sends it once, on every channel the
- * stack has, PagerDuty as `acknowledge`), and a history line. Writes nothing else.
+ * Acknowledges a run (lambdas/operations: the same code as Slack's Acknowledge button): the ack and its
+ * announcement on the run item in one conditional write, and a history line. Writes nothing else.
  */
 export async function ackRun(
   app: App,
@@ -19,27 +16,7 @@ export async function ackRun(
   note: string | undefined,
   now: number,
 ): Promise<string> {
-  const r = await app.states.get(runId);
-  const problem = ackProblem(r, runId);
-  if (problem || !r) throw new ConfigError(problem ?? `no run ${runId}`);
-  const { ack, alert } = acknowledge(r, by, note, now, app.deps.links);
-  const entry: OutboxEntry = { alert, pending: [...ALL_CHANNELS], attempts: 0, leaseUntil: now };
-  const flip: Flip = {
-    runId,
-    from: r.state,
-    to: r.state,
-    reason: ackLine(by, note),
-    at: now,
-    attempt: r.attempt,
-    version: r.version + 1,
-    errorType: r.errorType,
-  };
-  await new DynamoAckStore(app.config.table, app.clients.ddb, app.config.historyTtlDays).acknowledge(
-    r,
-    ack,
-    entry,
-    flip,
-  );
+  const r = await acknowledgeRun(onCallOf(app), runId, by, note, now);
   return `acknowledged ${runId} (${r.state}) as ${by}: reminders stop until its next transition; the next sweep announces it`;
 }
 

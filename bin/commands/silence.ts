@@ -1,14 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { type App, createApp } from '../../lambdas/app.js';
 import { parseDuration } from '../../lambdas/core/duration.js';
 import { ConfigError } from '../../lambdas/core/errors.js';
 import { describeScope, type Silence, type SilenceScope } from '../../lambdas/core/oncall/index.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
+import { addSilence as add, MAX_SILENCE_MS } from '../../lambdas/operations/index.js';
 import { byFrom, nowFrom, textFrom } from './oncallArgs.js';
-
-/** A silence longer than this is a mistake (a forgotten maintenance window pages nobody for weeks). */
-const MAX_SILENCE_MS = 14 * 86_400_000;
 
 /** The one scope the flags name; exactly one of --run, --job, --all. */
 export function scopeFrom(v: { run?: string; job?: string; all?: boolean }): SilenceScope {
@@ -23,28 +20,19 @@ export function scopeFrom(v: { run?: string; job?: string; all?: boolean }): Sil
   return { kind: 'all' };
 }
 
-/** Stores a new silence; it takes effect at the next sweep, with no redeploy. */
+/** Stores a new silence (lambdas/operations: the same code as Slack's Silence buttons); it takes effect at the next sweep. */
 export async function addSilence(
   app: App,
   scope: SilenceScope,
-  forMs: number,
+  forMs: number | 'resolved',
   reason: string,
   by: string,
   now: number,
 ): Promise<Silence> {
-  const s: Silence = {
-    id: `s-${randomUUID().slice(0, 8)}`,
-    scope,
-    reason,
-    by,
-    createdAt: now,
-    endsAt: now + forMs,
-  };
-  await app.silences.putSilence(s);
-  return s;
+  return add(app, scope, forMs, reason, by, now);
 }
 
-/** `trainwatch silence (--run ID | --job JOB | --all) --for 2h --reason TEXT [--by NAME]` */
+/** `trainwatch silence (--run ID | --job JOB | --all) (--for 2h | --until-resolved) --reason TEXT [--by NAME]` */
 export async function run(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -53,15 +41,22 @@ export async function run(args: string[]): Promise<number> {
       job: { type: 'string' },
       all: { type: 'boolean' },
       for: { type: 'string' },
+      'until-resolved': { type: 'boolean' },
       reason: { type: 'string' },
       by: { type: 'string' },
       now: { type: 'string' },
     },
   });
   const scope = scopeFrom(values);
-  const forMs = values.for === undefined ? undefined : parseDuration(values.for);
-  if (forMs === undefined || forMs > MAX_SILENCE_MS)
-    throw new ConfigError('--for must be a duration up to 14d (e.g. 30m, 2h, 1d)');
+  if (values['until-resolved'] && values.for !== undefined)
+    throw new ConfigError('give --for or --until-resolved, not both');
+  const forMs = values['until-resolved']
+    ? 'resolved'
+    : values.for === undefined
+      ? undefined
+      : parseDuration(values.for);
+  if (forMs === undefined || (forMs !== 'resolved' && forMs > MAX_SILENCE_MS))
+    throw new ConfigError('--for must be a duration up to 14d (e.g. 30m, 2h, 1d), or give --until-resolved');
   const reason = textFrom('reason', values.reason);
   if (!reason) throw new ConfigError('--reason is required: say why, for whoever is on call next');
   const s = await addSilence(
@@ -72,8 +67,9 @@ export async function run(args: string[]): Promise<number> {
     byFrom(values.by),
     nowFrom(values.now),
   );
+  const until = s.untilResolved ? 'the run is healthy again' : new Date(s.endsAt).toISOString();
   console.log(
-    `silence ${s.id} on ${describeScope(scope)} until ${new Date(s.endsAt).toISOString()}: Slack, SNS and PagerDuty are held; a summary follows when it ends (trainwatch unsilence ${s.id} ends it now)`,
+    `silence ${s.id} on ${describeScope(scope)} until ${until}: Slack, SNS and PagerDuty are held; a summary follows when it ends (trainwatch unsilence ${s.id} ends it now)`,
   );
   return 0;
 }

@@ -1,6 +1,7 @@
 // The classifier's rules (~80 KB of signals) load on the first failure a function classifies, not at cold
 // start: a sweep of healthy runs never needs them. In a bundle they are a file of their own beside the
-// handler (`classify.mjs`, built by lib/functions.ts); run from source, the module itself.
+// handler (`classify.mjs`, built by lib/functions.ts, which defines the name below); elsewhere (the CLI, the
+// local mode, the tests) the name is undefined and the module itself is imported.
 import type { Profile } from '../core/classify/index.js';
 import { PROFILE_NAMES } from '../core/classify/names.js';
 import type { Classifier } from '../core/pipeline/observe.js';
@@ -11,13 +12,15 @@ type ClassifyModule = typeof import('../core/classify/index.js');
 /** The file the bundling writes beside each handler's `index.mjs`. */
 export const CLASSIFY_CHUNK = 'classify.mjs';
 
-/** Specifiers esbuild cannot follow (built at run time), so the rules stay out of the handler's bundle. */
-function rulesSpecifier(): string {
-  return (
-    import.meta.url.endsWith('.ts') ? ['..', 'core', 'classify', 'index.js'] : ['.', CLASSIFY_CHUNK]
-  ).join('/');
-}
-const loadRules = once(async (): Promise<ClassifyModule> => import(/* @vite-ignore */ rulesSpecifier()));
+declare const __TRAINWATCH_CLASSIFY_CHUNK__: string | undefined;
+
+/** The rules' module: its own file in a Lambda bundle (lib/functions.ts defines its name), the source elsewhere. */
+const loadRules = once(
+  (): Promise<ClassifyModule> =>
+    typeof __TRAINWATCH_CLASSIFY_CHUNK__ === 'string'
+      ? import(new URL(__TRAINWATCH_CLASSIFY_CHUNK__, import.meta.url).href)
+      : import('../core/classify/index.js'),
+);
 
 /** The configured profile: a built-in name as is, a custom profile's JSON/YAML text loaded. */
 export function configuredProfile(setting: string, load: (text: string) => Profile): Profile | string {

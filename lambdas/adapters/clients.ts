@@ -4,7 +4,10 @@ import { S3Client } from '@aws-sdk/client-s3';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type SdkOptions, sdkConfig } from './clientConfig.js';
 import { type ClientSource, once } from './lazy.js';
+
+export { type SdkOptions, sdkConfig };
 
 /** Counts AWS requests by `Service.Command`, for the sweep summary and the benchmark. */
 export class RequestCounter {
@@ -30,13 +33,6 @@ export class RequestCounter {
   reset(): void {
     this.counts.clear();
   }
-}
-
-/** Where the clients connect: the region and, locally, the emulator's endpoint. */
-export interface SdkOptions {
-  readonly region: string;
-  readonly endpoint?: string;
-  readonly maxAttempts?: number;
 }
 
 /**
@@ -65,15 +61,6 @@ export function counted<T extends Countable>(client: T, service: string, counter
     { step: 'finalizeRequest', name: 'trainwatchRequestCounter' },
   );
   return client;
-}
-
-/** The configuration every client shares. */
-export function sdkConfig(o: SdkOptions): { region: string; endpoint?: string; maxAttempts: number } {
-  return {
-    region: o.region,
-    ...(o.endpoint ? { endpoint: o.endpoint } : {}),
-    maxAttempts: o.maxAttempts ?? 3,
-  };
 }
 
 /** S3 and DynamoDB clients (path-style S3 on an emulator; the document client drops undefined values). */

@@ -1,6 +1,7 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SSMClient } from '@aws-sdk/client-ssm';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../config.js';
 import type { Notifier } from '../core/ports.js';
 import { sdkConfig } from './clients.js';
@@ -8,8 +9,8 @@ import { EventBridgeNotifier } from './eventBridgeNotifier.js';
 import { type ClientSource, once } from './lazy.js';
 import { PagerDutyNotifier } from './pagerDutyNotifier.js';
 import { pagerDutyRoutingKey } from './pagerDutyRoutingKey.js';
-import { SlackNotifier, type SlackNotifierOptions } from './slackNotifier.js';
-import { slackWebhookUrl } from './slackWebhookUrl.js';
+import { LazySlackNotifier, loadAppChannel, loadWebhookChannel } from './slackLoader.js';
+import type { SlackNotifierOptions } from './slackNotifier.js';
 import { SnsNotifier } from './snsNotifier.js';
 
 /** The SDK clients the channels use; the app passes its own, tests may pass theirs. */
@@ -17,6 +18,8 @@ export interface NotifierClients {
   readonly sns?: ClientSource<SNSClient>;
   readonly ssm?: ClientSource<SSMClient>;
   readonly events?: ClientSource<EventBridgeClient>;
+  /** The Slack app keeps each run's thread on its item (adapters/dynamoSlackThreads.ts). */
+  readonly ddb?: DynamoDBDocumentClient;
 }
 
 /** The channels the configuration asks for: Slack and SNS when set, EventBridge always. */
@@ -31,11 +34,33 @@ export function buildNotifiers(
   // One SSM client for both secrets, loaded only if one of them is read from Parameter Store.
   const ssm = clients.ssm ?? once(async () => new (await import('@aws-sdk/client-ssm')).SSMClient(sdk));
 
-  const slackUrl = slackWebhookUrl(
-    { url: config.slackWebhookUrl, param: config.slackWebhookParam },
-    config.slackWebhookParam && !config.slackWebhookUrl ? ssm : undefined,
-  );
-  if (slackUrl) notifiers.push(new SlackNotifier(slackUrl, slack));
+  // Slack: the app (threads, buttons) when a bot token and a channel are configured, else the webhook; the
+  // channel's code is loaded on the first Slack alert (adapters/slackLoader.ts), not at cold start.
+  const app = config.slack;
+  const { ddb } = clients;
+  if ((app.botToken || app.botTokenParam) && app.channel && ddb) {
+    const settings = {
+      token: app.botToken,
+      tokenParam: app.botTokenParam,
+      channel: app.channel,
+      apiUrl: app.apiUrl,
+      buttons: Boolean(app.signingSecret || app.signingSecretParam),
+      restart: app.restartBy.length > 0,
+      table: config.table,
+      timeoutMs: slack.timeoutMs,
+    };
+    const fromSsm = app.botTokenParam && !app.botToken ? ssm : undefined;
+    notifiers.push(
+      new LazySlackNotifier(async () =>
+        (await loadAppChannel()).appNotifier(settings, { ssm: fromSsm, ddb }),
+      ),
+    );
+  } else if (config.slackWebhookUrl || config.slackWebhookParam) {
+    const webhook = { url: config.slackWebhookUrl, param: config.slackWebhookParam };
+    notifiers.push(
+      new LazySlackNotifier(async () => (await loadWebhookChannel()).webhookNotifier(webhook, ssm, slack)),
+    );
+  }
 
   if (config.topicArn)
     notifiers.push(

@@ -56,6 +56,10 @@ export interface Alert {
   readonly note?: string;
   /** The runs a `group` or `summary` alert stands for. */
   readonly runs?: readonly ListedRun[];
+  /** When the run entered `state`: a button on the alert acts only while the run is still there. */
+  readonly since?: number;
+  /** Remediation probed the run and the restart policy would allow a restart: offer "Restart now". */
+  readonly offersRestart?: boolean;
   /** The silence a `summary` alert closes. */
   readonly silence?: {
     readonly id: string;

@@ -2,6 +2,12 @@ import { THROUGHPUT_DROP_PREFIX } from './health/throughput.js';
 /** What trainwatch puts on EventBridge for every transition. */
 export const STATE_CHANGE = { source: 'trainwatch', detailType: 'Training Run State Change' } as const;
 
+/** A person asked for a restart (Slack's Restart now, `trainwatch restart`): remediation probes and decides. */
+export const RESTART_REQUEST = {
+  source: 'trainwatch',
+  detailType: 'Training Run Restart Requested',
+} as const;
+
 /** The states whose transition may call for a diagnosis or a restart. */
 export const REMEDIABLE_STATES = ['FAILED', 'TIMED_OUT', 'STALLED'] as const;
 
@@ -44,6 +50,14 @@ export const EventRules = {
           { state: [DIAGNOSED_WARNING.state], reason: [{ prefix: DIAGNOSED_WARNING.reasonPrefix }] },
         ],
       },
+    };
+  },
+  /** Restart requests from people: the remediation function's second trigger. */
+  restartRequest(): Pattern {
+    return {
+      source: [RESTART_REQUEST.source],
+      detailType: [RESTART_REQUEST.detailType],
+      detail: { state: [...REMEDIABLE_STATES] },
     };
   },
 };

@@ -94,6 +94,8 @@ export interface RunRecord {
   readonly remediation?: import('./remediation/state.js').RemediationState;
   /** Set when the run ended: it left the sweep, its files moved to `ended.folder` (pipeline/ending.ts). */
   readonly ended?: Ended;
+  /** The Slack app's thread of the current attempt (written by the Slack notifier: core/slack/thread.ts). */
+  readonly slackThread?: import('./slack/thread.js').SlackThread;
 }
 
 /** The stack verdict of a stalled run, with the stack files it was made from (their ETags, by rank). */

@@ -4,8 +4,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent } from 'aws-lambda';
 import { createApp } from '../app.js';
 import * as remediation from '../core/remediation/index.js';
-import { jsonOf, type Parsed, parseWith, SqsBatch } from '../events/parse.js';
-import { Transition } from '../events/transition.js';
+import { type Parsed, parseWith, SqsBatch } from '../events/parse.js';
+import { remediationRequest } from '../events/restartRequest.js';
 import { remediationDeps } from '../remediationDeps.js';
 
 const logger = new Logger({ serviceName: 'trainwatch' });
@@ -30,12 +30,12 @@ export async function handleRemediation(
   };
   const batch = parseWith(event, SqsBatch);
   if (!batch.ok) {
-    await one(parseWith(event, Transition));
+    await one(remediationRequest(event));
     return { outcomes, batchItemFailures: [] };
   }
   const { batchItemFailures } = await processPartialResponse(
     batch.data as SQSEvent,
-    (r: { body: string }) => one(parseWith(r.body, jsonOf(Transition))),
+    (r: { body: string }) => one(remediationRequest(r.body)),
     new BatchProcessor(EventType.SQS),
     { processInParallel: false, throwOnFullBatchFailure: false },
   );

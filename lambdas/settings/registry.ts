@@ -1,6 +1,7 @@
 import { parsePercent } from '../core/health/settings.js';
 import { days, duration, int, keyPrefix, optionalDuration, phases, word } from './define.js';
 import { profile, restartCommands, restartPolicy, tag } from './remediation.js';
+import { slackChannel, slackUsers } from './slack.js';
 import { required, text } from './text.js';
 
 /**
@@ -62,6 +63,71 @@ export const SETTINGS = {
     max: 1000,
     doc: 'this many same-kind unhealthy transitions in one sweep → one grouped Slack/SNS alert (0: never)',
   }),
+  /** @default - see {@link SlackAppProps} */
+  slack: {
+    /**
+     * Name of the SSM SecureString holding the Slack app's bot token (`xoxb-…`); the stack reads it, never
+     * creates it. Set (with `channel`): one thread per run attempt, with buttons. Unset: no Slack app.
+     * @default - no Slack app (the incoming webhook, if set, works as before)
+     */
+    botTokenParameterName: text({
+      kind: 'ssmParameter',
+      env: 'TRAINWATCH_SLACK_BOT_TOKEN_PARAM',
+      file: 'slack.botTokenParameter',
+      runtime: 'slack.botTokenParam',
+      pattern: /^[A-Za-z0-9_.\-/]+$/,
+      problem: 'is not an SSM parameter name',
+      unset: '— (no Slack app)',
+      doc: 'Parameter Store name of the Slack app bot token (SecureString; Lambda)',
+    }),
+    /**
+     * Name of the SSM SecureString holding the Slack app's signing secret: set, the stack deploys the
+     * endpoint (a function URL) that buttons and `/trainwatch` call. Unset: no endpoint.
+     * @default - no endpoint (no buttons)
+     */
+    signingSecretParameterName: text({
+      kind: 'ssmParameter',
+      env: 'TRAINWATCH_SLACK_SIGNING_SECRET_PARAM',
+      file: 'slack.signingSecretParameter',
+      runtime: 'slack.signingSecretParam',
+      pattern: /^[A-Za-z0-9_.\-/]+$/,
+      problem: 'is not an SSM parameter name',
+      unset: '— (no endpoint)',
+      doc: 'Parameter Store name of the Slack app signing secret (SecureString; endpoint)',
+    }),
+    /**
+     * The channel id (`C0123ABCD`) the Slack app posts to; the app must be a member.
+     * @default - none (required with `botTokenParameterName`)
+     */
+    channel: slackChannel({
+      env: 'TRAINWATCH_SLACK_CHANNEL',
+      unset: '—',
+      doc: 'channel id the Slack app posts to',
+    }),
+    /**
+     * Who may press Acknowledge: Slack user ids (`U…`), user-group ids (`S…`), or `*` for anyone.
+     * @default ['*']
+     */
+    ackBy: slackUsers({ env: 'TRAINWATCH_SLACK_ACK_BY', default: ['*'], doc: 'who may press Acknowledge' }),
+    /**
+     * Who may press Silence (1h, 4h, until resolved): user ids, user-group ids, or `*`.
+     * @default ['*']
+     */
+    silenceBy: slackUsers({
+      env: 'TRAINWATCH_SLACK_SILENCE_BY',
+      default: ['*'],
+      doc: 'who may press Silence',
+    }),
+    /**
+     * Who may press Restart now: user ids, user-group ids, or `*`. Empty: the button is never shown.
+     * @default [] (nobody: off)
+     */
+    restartBy: slackUsers({
+      env: 'TRAINWATCH_SLACK_RESTART_BY',
+      default: [],
+      doc: 'who may press Restart now (`none`: off)',
+    }),
+  },
   /** @default - see {@link ThresholdProps} */
   thresholds: {
     /**
@@ -367,6 +433,29 @@ export const WIRING = {
     secret: true,
     doc: 'a plain PagerDuty routing key (local mode, tests)',
   }),
+  slack: {
+    botToken: text({
+      env: 'TRAINWATCH_SLACK_BOT_TOKEN',
+      pattern: /^xox[a-z]-[A-Za-z0-9-]+$/,
+      problem: 'is not a Slack bot token',
+      secret: true,
+      doc: 'a plain Slack app bot token (local mode, tests)',
+    }),
+    signingSecret: text({
+      env: 'TRAINWATCH_SLACK_SIGNING_SECRET',
+      pattern: /^[A-Za-z0-9]{16,128}$/,
+      problem: 'is not a Slack signing secret',
+      secret: true,
+      doc: 'a plain Slack app signing secret (local mode, tests)',
+    }),
+    apiUrl: text({
+      env: 'TRAINWATCH_SLACK_API_URL',
+      pattern: /^https?:\/\/\S+\/$/,
+      problem: 'is not an http(s) URL ending in /',
+      unset: 'https://slack.com/api/',
+      doc: 'the Slack Web API (tests, local mode)',
+    }),
+  },
   pagerDutyUrl: text({
     env: 'TRAINWATCH_PAGERDUTY_URL',
     pattern: /^https?:\/\/\S+$/,

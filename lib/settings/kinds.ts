@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { z } from 'zod';
 import { parseDuration } from '../../lambdas/core/duration.js';
 import { REMEDIATION_CODECS } from './remediationKinds.js';
+import { SLACK_CODECS } from './slackKinds.js';
 
 /** The instance tag that allows remediation: SSM commands go only to instances that carry it. */
 export interface ManagedTag {
@@ -48,6 +49,10 @@ export interface KindTypes {
   tag: { file: string; prop: ManagedTag; resolved: ManagedTag };
   /** Text the runtime converts (a percentage, a ratio, a list, a switch); validated by the runtime's parser. */
   word: { file: string | number | boolean; prop: string; resolved: string };
+  /** A Slack channel id; unset: no channel. */
+  slackChannel: { file: string; prop: string; resolved: string | undefined };
+  /** Slack user and user-group ids (`*`: anyone); empty: nobody. */
+  slackUsers: { file: string[]; prop: readonly string[]; resolved: readonly string[] };
 }
 export type Kind = keyof KindTypes;
 
@@ -155,4 +160,5 @@ export const CODECS: { readonly [K in Kind]: Codec<K> } = {
     toEnv: (v) => v,
   },
   ...REMEDIATION_CODECS,
+  ...SLACK_CODECS,
 };

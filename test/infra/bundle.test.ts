@@ -1,15 +1,17 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Bundle, buildBundles, externalImports } from '../../bench/bundles.js';
+import { type Bundle, buildBundles, externalImports, SLACK_APP_CONFIG } from '../../bench/bundles.js';
 import { CLASSIFY_CHUNK } from '../../lambdas/adapters/classifier.js';
 import { liveKey } from '../../lambdas/adapters/dynamoStateStore.js';
+import { signSlackRequest } from '../../lambdas/adapters/slackSignature.js';
 import { loadConfig } from '../../lambdas/config.js';
 import { awsClients } from '../../local/awsClients.js';
 import { setupLocal } from '../../local/setup.js';
@@ -27,6 +29,8 @@ const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
 const bucket = `tw-bundle-${id}`;
 const table = `tw-bundle-${id}`;
 const slackParam = `/tw-bundle/${id}/slack-webhook-url`;
+const secretParam = `/tw-bundle/${id}/slack-signing-secret`;
+const signingSecret = randomBytes(16).toString('hex');
 let slack: SlackServer;
 const BUDGET_BYTES = 1024 * 1024;
 
@@ -38,6 +42,7 @@ beforeAll(async () => {
   slack = await startSlackServer();
   // As deployed: the webhook URL is a SecureString the functions read once per cold start.
   await ssm.send(new PutParameterCommand({ Name: slackParam, Type: 'SecureString', Value: slack.url }));
+  await ssm.send(new PutParameterCommand({ Name: secretParam, Type: 'SecureString', Value: signingSecret }));
   // The bucket and table exactly as the local mode and the stack define them.
   const config = loadConfig({
     TRAINWATCH_BUCKET: bucket,
@@ -54,7 +59,11 @@ afterAll(async () => {
 });
 
 /** Imports the bundle in a fresh `node --enable-source-maps` and returns what its handler returned. */
-async function invoke(b: Bundle, event: unknown): Promise<Record<string, unknown>> {
+async function invoke(
+  b: Bundle,
+  event: unknown,
+  env: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
   const script = [
     `const { handler } = await import(${JSON.stringify(pathToFileURL(b.file).href)});`,
     `const result = await handler(${JSON.stringify(event)});`,
@@ -78,6 +87,7 @@ async function invoke(b: Bundle, event: unknown): Promise<Record<string, unknown
         TRAINWATCH_SLACK_WEBHOOK_PARAM: slackParam,
         POWERTOOLS_METRICS_NAMESPACE: 'Trainwatch',
         POWERTOOLS_SERVICE_NAME: 'trainwatch',
+        ...env,
       },
     },
   );
@@ -87,7 +97,7 @@ async function invoke(b: Bundle, event: unknown): Promise<Record<string, unknown
 }
 
 describe('bundles', () => {
-  it.each(['sweep', 'sentinel', 'remediate'] as const)(
+  it.each(['sweep', 'sentinel', 'remediate', 'slack'] as const)(
     '%s is one minified ESM file with a source map, its own code only, under 1 MiB',
     (name) => {
       const b = bundle(name);
@@ -103,8 +113,44 @@ describe('bundles', () => {
     },
   );
 
+  it.each(['sweep', 'sentinel'] as const)(
+    '%s stays within the 250 KB budget, with no Slack client in it',
+    (name) => {
+      const b = bundle(name);
+      expect(readFileSync(b.file).length).toBeLessThanOrEqual(250 * 1024);
+      const sources = (JSON.parse(readFileSync(`${b.file}.map`, 'utf8')) as { sources: string[] }).sources;
+      // Source paths are relative to the bundle (under node_modules/.cache): match the package, not the folder.
+      expect(sources.filter((s) => /@slack\/|render\/slack\.ts|slackAppNotifier/.test(s))).toEqual([]);
+    },
+  );
+
+  it.each(['sweep', 'sentinel', 'remediate'] as const)(
+    "%s carries each Slack channel as its own file, imported on the first Slack alert; only the app's has the Web API client",
+    (name) => {
+      const b = bundle(name);
+      expect(b.chunks.map((f) => basename(f))).toEqual(['slack-webhook.mjs', 'slack-app.mjs']);
+      const code = readFileSync(b.file, 'utf8');
+      expect(code).toContain('new URL("./slack-webhook.mjs",import.meta.url)');
+      expect(code).toContain('new URL("./slack-app.mjs",import.meta.url)');
+      const sourcesOf = (f: string) =>
+        (JSON.parse(readFileSync(`${f}.map`, 'utf8')) as { sources: string[] }).sources;
+      const [webhook, app] = b.chunks.map(sourcesOf) as [string[], string[]];
+      expect(webhook.some((s) => s.includes('@slack/webhook/'))).toBe(true);
+      expect(webhook.filter((s) => /@slack\/web-api\/|slackAppNotifier/.test(s))).toEqual([]);
+      expect(app.some((s) => s.includes('@slack/web-api/'))).toBe(true);
+      expect(app.some((s) => s.endsWith('lambdas/adapters/slackAppNotifier.ts'))).toBe(true);
+      for (const sources of [webhook, app]) expect(sources.filter((s) => /@aws-sdk\//.test(s))).toEqual([]);
+    },
+  );
+
   it('leaves the SDK clients as imports the runtime resolves', () => {
     expect(readFileSync(bundle('sweep').file, 'utf8')).toMatch(/from"@aws-sdk\/client-s3"/);
+  });
+
+  it('the Slack endpoint loads only DynamoDB at cold start (no S3, no Slack channel file)', () => {
+    const b = bundle('slack');
+    expect(externalImports(b.file)).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']);
+    expect(b.chunks).toEqual([]);
   });
 
   it.each([
@@ -194,6 +240,34 @@ describe('bundles', () => {
       }),
     );
     expect(item.Item?.errorType?.S).toBe('oom');
+  });
+
+  it('the Slack endpoint bundle answers a signed /trainwatch status (secret from SSM) and a forged request 401', async () => {
+    const env = {
+      TRAINWATCH_SLACK_BOT_TOKEN_PARAM: SLACK_APP_CONFIG.slack.botTokenParameter,
+      TRAINWATCH_SLACK_SIGNING_SECRET_PARAM: secretParam,
+      TRAINWATCH_SLACK_CHANNEL: SLACK_APP_CONFIG.slack.channel,
+    };
+    const body = new URLSearchParams({
+      command: '/trainwatch',
+      text: 'status',
+      user_id: 'U0123ABCD',
+    }).toString();
+    const ts = Math.floor(Date.now() / 1000);
+    // As a function URL hands a form post over: base64, with the headers Slack signed.
+    const event = (signature: string) => ({
+      headers: { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signature },
+      body: Buffer.from(body).toString('base64'),
+      isBase64Encoded: true,
+    });
+    const ok = await invoke(bundle('slack'), event(signSlackRequest(signingSecret, ts, body)), env);
+    expect(ok.statusCode).toBe(200);
+    expect(JSON.parse(String(ok.body))).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringMatching(/^trainwatch: /),
+    });
+    const forged = await invoke(bundle('slack'), event(`v0=${'0'.repeat(64)}`), env);
+    expect(forged).toMatchObject({ statusCode: 401 });
   });
 
   it('the remediate bundle loads and exports a handler', async () => {

@@ -42,6 +42,19 @@ const variants: [string, TrainwatchConfigInput][] = [
     },
   ],
   [
+    'the Slack app with its endpoint and Restart now, instead of the webhook',
+    {
+      alerts: { slackWebhookParameter: '' },
+      slack: {
+        botTokenParameter: '/trainwatch/slack-bot-token',
+        signingSecretParameter: '/trainwatch/slack-signing-secret',
+        channel: 'C0123ABCD',
+        restartBy: ['U0123ABCD', 'S0456EFGH'],
+      },
+      encryption: { customerManagedKey: true },
+    },
+  ],
+  [
     'access logs, a customer-managed key and no reserved concurrency',
     {
       accessLogs: { enabled: true },

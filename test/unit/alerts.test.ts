@@ -42,6 +42,7 @@ describe('buildAlert', () => {
       action: actionFor('FAILED', 'oom'),
       severity: severityFor('FAILED'),
       at: NOW,
+      since: failed.since,
       attempt: 2,
       errorType: 'oom',
       instanceId: 'i-0abc',

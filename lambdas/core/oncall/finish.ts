@@ -8,7 +8,7 @@ import { UNHEALTHY } from '../states.js';
 import { groupAlert, partition } from './group.js';
 import type { GroupMember } from './ports.js';
 import { GROUPED_CHANNELS, type Oncall } from './route.js';
-import { needsSummary, stillUnhealthy } from './silence.js';
+import { isActive, needsSummary, resolvedFor, stillUnhealthy } from './silence.js';
 import { summaryAlert } from './summary.js';
 
 /** What the end of a sweep needs. */
@@ -106,6 +106,17 @@ export async function finishSilences(
   let failed = 0;
   let summaries = 0;
   const errors: { runId: string; error: string }[] = [];
+  for (const s of silences) {
+    // A silence until resolved ends once its run is healthy, or no longer live (ended, or never seen).
+    if (!s.untilResolved || s.scope.kind !== 'run' || !isActive(s, now) || !d.oncall.silences.endSilence)
+      continue;
+    const runId = s.scope.runId;
+    const r = records.find((x) => x.runId === runId);
+    if (r && !resolvedFor(s, r)) continue;
+    await d.oncall.silences.endSilence(s.id, 'trainwatch (resolved)', now).catch((e: unknown) => {
+      errors.push({ runId: `silence:${s.id}`, error: message(e) });
+    });
+  }
   for (const s of silences) {
     try {
       const settleIt: Settler = (e, g) => d.oncall.silences.settleSummary(s.id, e, g);

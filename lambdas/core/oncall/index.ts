@@ -19,6 +19,7 @@ export {
   heldBy,
   isActive,
   needsSummary,
+  resolvedFor,
   type Silence,
   type SilenceScope,
   stillUnhealthy,

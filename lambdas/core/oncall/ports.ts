@@ -11,6 +11,8 @@ export interface SilenceStore {
   retakeSummary(id: string, entry: OutboxEntry, leaseRead: number): Promise<boolean>;
   /** Replaces (or, with null, clears) the summary entry after a round; records what gave up. */
   settleSummary(id: string, entry: OutboxEntry | null, gaveUp: readonly Undelivered[]): Promise<void>;
+  /** Ends a silence now (a silence until resolved, once its run is healthy); false if it already ended. */
+  endSilence?(id: string, by: string, now: number): Promise<boolean>;
 }
 
 /** A run whose Slack/SNS part waits for the end of the sweep, still leased by this sweep. */

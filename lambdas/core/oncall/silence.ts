@@ -1,4 +1,5 @@
 import type { OutboxEntry, RunRecord } from '../record.js';
+import { UNHEALTHY } from '../states.js';
 
 /** What a silence covers: one run, every run of a job, or everything. */
 export type SilenceScope =
@@ -17,6 +18,8 @@ export interface Silence {
   readonly endsAt: number;
   readonly removedAt?: number;
   readonly removedBy?: string;
+  /** Silence until resolved (a run scope): it holds nothing once the run is healthy, and the sweep ends it. */
+  readonly untilResolved?: boolean;
   /**
    * The end-of-silence summary: written once by the sweep that wins the conditional write
    * (`attribute_not_exists(summary)`), then retried under its lease like a run's outbox entry.
@@ -43,14 +46,19 @@ export function covers(s: Silence, r: Pick<RunRecord, 'runId' | 'meta'>): boolea
   return r.meta?.jobName === s.scope.jobName;
 }
 
+/** Whether a silence until resolved is over for this run: it is healthy again (its recovery alerts). */
+export function resolvedFor(s: Silence, r: Partial<Pick<RunRecord, 'state'>>): boolean {
+  return s.untilResolved === true && r.state !== undefined && !UNHEALTHY.has(r.state);
+}
+
 /** Why alerts about this run are held now, or undefined: a silence, or the run's own `maintenance` flag. */
 export function heldBy(
-  r: Pick<RunRecord, 'runId' | 'meta'>,
+  r: Pick<RunRecord, 'runId' | 'meta'> & Partial<Pick<RunRecord, 'state'>>,
   silences: readonly Silence[],
   now: number,
 ): string | undefined {
   if (r.meta?.maintenance) return 'maintenance';
-  const s = silences.find((x) => isActive(x, now) && covers(x, r));
+  const s = silences.find((x) => isActive(x, now) && covers(x, r) && !resolvedFor(x, r));
   return s ? `silence ${s.id}` : undefined;
 }
 

@@ -38,6 +38,7 @@ export function buildAlert(
     action: actionFor(record.state, record.errorType, record.cause),
     severity: severityFor(record.state),
     at: opts.now,
+    since: record.since,
     attempt: record.attempt,
     errorType: record.errorType ?? undefined,
     instanceId: record.meta?.instanceId,

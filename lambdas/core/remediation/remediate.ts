@@ -4,6 +4,7 @@ import type { RunRecord } from '../record.js';
 import { assess } from './assess.js';
 import { remediationDetails } from './details.js';
 import { type Handled, recordDecision, remediationState } from './history.js';
+import { offersRestart } from './offer.js';
 import { restart } from './restart.js';
 import type { RemediationDeps, RemediationOutcome, RemediationRequest } from './types.js';
 import { verdict } from './verdict.js';
@@ -42,12 +43,16 @@ async function locked(
   const a = await assess(deps, rec, now);
   const { errorType, seen } = a;
   let decision = verdict(rec, a, deps.settings);
+  // A person's request: their name goes with the decision into the run's history and the alert.
+  if (req.requestedBy)
+    decision = { ...decision, reason: `${decision.reason} (requested by ${req.requestedBy})` };
   let written: RunRecord | undefined;
   if (decision.action === 'restart') {
     const r = await restart(deps, rec, a.target, decision, seen.nodes, errorType, a.steps, req, now);
     decision = r.decision;
     written = r.record;
   }
+  const offer = offersRestart(rec, a, decision, deps.settings);
   const handled: Handled = { steps: a.steps, alertId: req.alertId, seen, errorType, decision, now };
   // No state change: record the decision and the diagnosis on the run (bookkeeping, same state).
   written ??= await recordDecision(deps.states, rec.runId, handled);
@@ -70,7 +75,11 @@ async function locked(
         : undefined,
     ),
   });
-  const report = await deliver(alert, deps.notifiers, deps.deliverOptions);
+  const report = await deliver(
+    offer ? { ...alert, offersRestart: true } : alert,
+    deps.notifiers,
+    deps.deliverOptions,
+  );
   return {
     runId: rec.runId,
     errorType,

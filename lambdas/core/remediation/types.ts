@@ -38,6 +38,8 @@ export interface RemediationRequest {
   readonly runId: string;
   readonly state: RunState;
   readonly alertId?: string;
+  /** A person asked for it (Slack's Restart now, `trainwatch restart`): who, for the history and the alert. */
+  readonly requestedBy?: string;
 }
 
 /** What remediation did for one run. */

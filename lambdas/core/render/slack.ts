@@ -62,8 +62,14 @@ function headline(alert: Alert): string {
   return `${EMOJI[alert.state]} ${alert.runId} — ${alert.state}${still}`;
 }
 
-/** A Slack incoming-webhook message (Block Kit) for an alert, within Slack's limits; `text` is the fallback. */
-export function slackMessage(alert: Alert): { text: string; blocks: unknown[] } {
+/**
+ * A Slack message (Block Kit) for an alert, within Slack's limits; `text` is the fallback. `buttons` (the
+ * Slack app's on-call buttons, core/slack/buttons.ts) join the console link in the actions block.
+ */
+export function slackMessage(
+  alert: Alert,
+  buttons: readonly unknown[] = [],
+): { text: string; blocks: unknown[] } {
   const reason = alert.reason.trim() || 'No reason given';
   const blocks: unknown[] = [
     {
@@ -98,17 +104,17 @@ export function slackMessage(alert: Alert): { text: string; blocks: unknown[] } 
   blocks.push({ type: 'context', elements: context });
 
   // A button must carry a valid URL or Slack rejects the whole message.
-  if (/^https?:\/\/\S+$/.test(alert.consoleUrl) && alert.consoleUrl.length <= SLACK_LIMITS.buttonUrl)
-    blocks.push({
-      type: 'actions',
-      elements: [
-        {
-          type: 'button',
-          text: { type: 'plain_text', text: 'Open in AWS console', emoji: true },
-          url: alert.consoleUrl,
-        },
-      ],
-    });
+  const link =
+    /^https?:\/\/\S+$/.test(alert.consoleUrl) && alert.consoleUrl.length <= SLACK_LIMITS.buttonUrl
+      ? [
+          {
+            type: 'button',
+            text: { type: 'plain_text', text: 'Open in AWS console', emoji: true },
+            url: alert.consoleUrl,
+          },
+        ]
+      : [];
+  if (link.length + buttons.length > 0) blocks.push({ type: 'actions', elements: [...buttons, ...link] });
 
   const text = mrkdwn(`${headline(alert)}: ${oneLine(reason)}`, SLACK_LIMITS.fallbackText);
   return { text, blocks: blocks.slice(0, SLACK_LIMITS.blocks) };

@@ -1,0 +1,94 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { SSMClient } from '@aws-sdk/client-ssm';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { sdkConfig } from '../adapters/clientConfig.js';
+import { DynamoAckStore } from '../adapters/dynamoAckStore.js';
+import { DynamoSilenceStore } from '../adapters/dynamoSilenceStore.js';
+import { DynamoSlackRequests } from '../adapters/dynamoSlackRequests.js';
+import { DynamoStateStore } from '../adapters/dynamoStateStore.js';
+import { type ClientSource, once } from '../adapters/lazy.js';
+import { RestartRequests } from '../adapters/restartRequests.js';
+import { secretResolver } from '../adapters/secureString.js';
+import { respond } from '../adapters/slackResponder.js';
+import { userGroupMembers } from '../adapters/slackUserGroups.js';
+import { webClient } from '../adapters/slackWebApi.js';
+import { loadConfig } from '../config.js';
+import { ConfigError } from '../core/errors.js';
+import type { Env } from '../settings/index.js';
+import type { Log, SlackEndpointDeps } from './deps.js';
+
+function secret(pattern: RegExp, what: string) {
+  return (value: string | undefined, where: string): string => {
+    const v = value?.trim();
+    // Never echo the value: it is a secret.
+    if (!v || !pattern.test(v)) throw new ConfigError(`slack: ${where} does not hold a ${what}`);
+    return v;
+  };
+}
+
+/**
+ * The endpoint's deps from the environment: DynamoDB at cold start; SSM (the two secrets), EventBridge
+ * (restart requests, only where someone may press Restart now) and Slack's client on first use.
+ */
+export function slackEndpointDeps(
+  env: Env,
+  log: Log,
+  clients: {
+    ddb?: DynamoDBDocumentClient;
+    ssm?: ClientSource<SSMClient>;
+    events?: ClientSource<EventBridgeClient>;
+  } = {},
+): SlackEndpointDeps {
+  const c = loadConfig(env);
+  const sdk = sdkConfig({ region: c.region, endpoint: c.endpoint });
+  const ddb =
+    clients.ddb ??
+    DynamoDBDocumentClient.from(new DynamoDBClient(sdk), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+  const ssm = clients.ssm ?? once(async () => new (await import('@aws-sdk/client-ssm')).SSMClient(sdk));
+  const fromSsm = (value?: string, param?: string) => (param && !value ? ssm : undefined);
+  const s = c.slack;
+  const signingSecret = secretResolver(
+    { value: s.signingSecret, param: s.signingSecretParam },
+    'slack',
+    'TRAINWATCH_SLACK_SIGNING_SECRET',
+    secret(/^[A-Za-z0-9]{16,128}$/, 'Slack signing secret'),
+    fromSsm(s.signingSecret, s.signingSecretParam),
+  );
+  if (!signingSecret)
+    throw new ConfigError('slack: no signing secret (TRAINWATCH_SLACK_SIGNING_SECRET_PARAM)');
+  const token = secretResolver(
+    { value: s.botToken, param: s.botTokenParam },
+    'slack',
+    'TRAINWATCH_SLACK_BOT_TOKEN',
+    secret(/^xox[a-z]-[A-Za-z0-9-]+$/, 'Slack bot token'),
+    fromSsm(s.botToken, s.botTokenParam),
+  );
+  const client = once(async () => {
+    if (!token) throw new ConfigError('slack: no bot token to read user groups with');
+    return webClient(await token(), s.apiUrl);
+  });
+  const events =
+    clients.events ??
+    once(async () => new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient(sdk));
+  const states = new DynamoStateStore(c.table, ddb, c.historyTtlDays, c.runRetentionDays);
+  return {
+    signingSecret,
+    onCall: {
+      states,
+      acks: new DynamoAckStore(c.table, ddb, c.historyTtlDays),
+      silences: new DynamoSilenceStore(c.table, ddb),
+      links: { bucket: c.bucket, prefix: c.prefix, region: c.region },
+      // Restart requests only where someone may press Restart now (the role may put them only then).
+      restarts: s.restartBy.length ? new RestartRequests(c.eventBus, events) : undefined,
+    },
+    states,
+    requests: new DynamoSlackRequests(c.table, ddb),
+    permissions: { ack: s.ackBy, silence: s.silenceBy, restart: s.restartBy },
+    membersOf: userGroupMembers(client, Date.now, (m, f) => log('warn', m, f)),
+    respond,
+    log,
+  };
+}
