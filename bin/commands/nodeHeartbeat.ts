@@ -18,6 +18,8 @@ const USAGE = `usage: trainwatch node-heartbeat [--step N] [options]
 
 Writes this node's nodes/{node_rank}.json (protocol v1.1): the node is alive, its step and its GPUs.
 Run it every minute on every node, once per node (other local ranks write nothing and exit 0).
+It sends no stacks (protocol v1.2's stacks/{node_rank}.json): run beside the training process, it cannot
+see its threads. The Python client writes them.
 Node rank: GROUP_RANK, NODE_RANK, SLURM_NODEID, else RANK / LOCAL_WORLD_SIZE; node count: NNODES,
 SLURM_NNODES, else WORLD_SIZE / LOCAL_WORLD_SIZE; local rank: LOCAL_RANK, SLURM_LOCALID. None set: node 0 of 1.
   --node-rank N       this node's rank (instead of the environment's)

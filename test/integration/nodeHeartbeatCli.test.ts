@@ -44,6 +44,18 @@ const TORCHRUN_NODE_2 = {
 };
 
 describe('trainwatch node-heartbeat', () => {
+  it('says plainly that it sends no stacks (only the Python client can see the training threads)', async () => {
+    const out: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => out.push(String(chunk)) > 0) as typeof process.stdout.write;
+    try {
+      expect(await nodeHeartbeat(['--help'])).toBe(0);
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(out.join('')).toMatch(/It sends no stacks \(protocol v1\.2's stacks\/\{node_rank\}\.json\)/);
+  });
+
   it("writes this node's file from torchrun's environment, with the GPUs nvidia-smi reads", async () => {
     const now = new Date('2026-01-02T03:04:05.000Z');
     const code = await nodeHeartbeat(
