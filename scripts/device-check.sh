@@ -9,7 +9,8 @@
 #   - lambdas/ssm/diagnose.sh, run as the SSM document runs it (a PID file, a checkpoint folder, a log).
 # runs: real training processes with the Python client, every S3 write it makes kept in order (no network: the
 # client writes through a stand-in S3 client into OUTDIR/run-NAME/; see tw_record.py below):
-#   - hang: torchrun, two single-process "nodes" on gloo; node 1's data loader worker blocks for good while
+#   - hang (CPU only: runs without a GPU, e.g. PYTHON=venv/bin/python3 with torch from PyPI): torchrun, two
+#     single-process "nodes" on gloo; node 1's data loader worker blocks for good while
 #     node 0 waits in all_reduce: both nodes' stacks/{N}.json (written, rewritten) and node files;
 #   - cuda-hang: a CUDA kernel that never ends (torch.cuda._sleep) under `.item()`: the stacks of a thread
 #     blocked in CUDA, node files with the GPU busy and no step;

@@ -46,8 +46,9 @@ export class FakeRunStore implements RunStore {
     return info;
   }
 
-  delete(runId: string, file: RunFileName): void {
-    this.objects.delete(this.key(runId, RunFile[file]));
+  /** Deletes a protocol file (or any path under the run). */
+  delete(runId: string, file: RunFileName | string): void {
+    this.objects.delete(this.key(runId, file in RunFile ? RunFile[file as RunFileName] : file));
   }
 
   private group(): RunGrouper {

@@ -1,0 +1,90 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseStackFile } from '../../lambdas/core/protocol/stacks.js';
+import { stackVerdict, trainingWait } from '../../lambdas/core/stacks/index.js';
+import { oneRun, THRESHOLDS } from '../support/oneRun.js';
+
+// Recorded here, on CPU (no device was lent to the session that made it), by `scripts/device-check.sh OUT runs`
+// with torch 2.15.0 and the Python client from this repository: torchrun, two single-process "nodes" on gloo;
+// node 1's data loader worker blocks for good at batch 20 while node 0 waits for it in all_reduce. Every S3
+// write the two client processes made is kept, in order (ops-PID.jsonl: time, op, key; writes/: the bytes),
+// with stack_after 10 s and the node files every 3 s. Replayed here into the sweep, write by write.
+const DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'device', 'cpu-gloo', 'hang');
+const PREFIX = 'training-runs/device-hang/';
+
+interface Op {
+  readonly t: number;
+  readonly op: 'put' | 'delete';
+  readonly key: string;
+  readonly body?: Buffer;
+}
+
+function recording(): Op[] {
+  const bodies = new Map<string, Buffer>();
+  for (const name of readdirSync(join(DIR, 'writes')))
+    bodies.set(name, readFileSync(join(DIR, 'writes', name)));
+  const ops: Op[] = [];
+  for (const log of readdirSync(DIR).filter((f) => f.startsWith('ops-'))) {
+    const pid = log.slice('ops-'.length, -'.jsonl'.length);
+    for (const line of readFileSync(join(DIR, log), 'utf8').trim().split('\n')) {
+      const o = JSON.parse(line) as { t: number; op: 'put' | 'delete'; key: string };
+      const name = [...bodies.keys()].find(
+        (n) => n.startsWith(`${o.t.toFixed(3)}-${pid}-`) && n.endsWith(o.key.replaceAll('/', '_')),
+      );
+      ops.push({ ...o, body: o.op === 'put' ? bodies.get(name!) : undefined });
+    }
+  }
+  return ops.sort((a, b) => a.t - b.t);
+}
+
+describe('a hang recorded with real torch (gloo): node 1 in its data loader, node 0 in all_reduce', () => {
+  const ops = recording();
+
+  it('the client wrote both nodes’ stacks after stack_after, and rewrote them while stuck', () => {
+    const stackPuts = ops.filter((o) => o.op === 'put' && o.key.includes('/stacks/'));
+    expect(stackPuts.filter((o) => o.key.endsWith('stacks/0.json')).length).toBeGreaterThanOrEqual(2);
+    expect(stackPuts.filter((o) => o.key.endsWith('stacks/1.json')).length).toBeGreaterThanOrEqual(2);
+    const lastProgress = Math.max(...ops.filter((o) => o.key.endsWith('progress.json')).map((o) => o.t));
+    // progress.json goes out at most every interval (3 s) after the last call: stack_after (10 s) less that.
+    expect(Math.min(...stackPuts.map((o) => o.t)) - lastProgress).toBeGreaterThanOrEqual(7);
+  });
+
+  it('its real stacks name node 1’s data loader', () => {
+    const last = (rank: number) => ops.filter((o) => o.key.endsWith(`stacks/${rank}.json`)).at(-1)!.body!;
+    const waits = [0, 1].map((rank) => {
+      const p = parseStackFile(last(rank), rank);
+      if (!p.ok) throw new Error(p.problem);
+      return { rank, wait: trainingWait(p.value) };
+    });
+    expect(waits.map((w) => w.wait)).toEqual([
+      { kind: 'collective', call: 'all_reduce', blocks: undefined, at: 'hang.py:18' },
+      { kind: 'data_loader', call: 'DataLoader.__next__', blocks: 'queues.get', at: 'hang.py:16' },
+    ]);
+    expect(stackVerdict(waits)!.suspects).toEqual([1]);
+  });
+
+  it('replayed into the sweep (stall threshold 20 s): one STALLED alert, naming node 1’s data loader', async () => {
+    // oneRun watches run `r1`: the recording's run is replayed under that id.
+    const h = oneRun({ thresholds: { ...THRESHOLDS, stallAfterMs: 20_000, staleAfterMs: 60_000 } });
+    const start = ops[0]!.t;
+    const end = ops.at(-1)!.t;
+    let next = 0;
+    for (let at = start + 1; at <= end + 0.5; at += 2) {
+      for (; next < ops.length && ops[next]!.t <= at; next++) {
+        const o = ops[next]!;
+        const path = o.key.slice(PREFIX.length);
+        if (o.op === 'put') h.runs.put('r1', path, o.body!.toString('utf8'), Math.round(o.t * 1000));
+        else h.runs.delete('r1', path);
+      }
+      await h.check(Math.round(at * 1000));
+    }
+    const stalled = h.slack.sent.filter((a) => a.state === 'STALLED');
+    expect(stalled).toHaveLength(1);
+    expect(stalled[0]!.reason).toMatch(
+      /^step 19 has not advanced for \d+s \(threshold 20s\) while heartbeats are fresh; node 0 waits in `all_reduce` \(hang\.py:18\); node 1 is in `DataLoader\.__next__` \(queues\.get, hang\.py:16\): node 1's data loader is the likely cause$/,
+    );
+    expect((await h.states.get('r1'))!.stacks).toMatchObject({ suspects: [1], family: 'hang' });
+  });
+});
