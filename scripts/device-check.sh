@@ -12,6 +12,8 @@
 #   - hang (CPU only: runs without a GPU, e.g. PYTHON=venv/bin/python3 with torch from PyPI): torchrun, two
 #     single-process "nodes" on gloo; node 1's data loader worker blocks for good while
 #     node 0 waits in all_reduce: both nodes' stacks/{N}.json (written, rewritten) and node files;
+#   - frozen (CPU only): the same job with node 1's process stopped whole (SIGSTOP) at step 20: node 0's stack
+#     in all_reduce, node 1 silent;
 #   - cuda-hang: a CUDA kernel that never ends (torch.cuda._sleep) under `.item()`: the stacks of a thread
 #     blocked in CUDA, node files with the GPU busy and no step;
 #   - slow-loader: steps at full speed, then a data loader slowed 1000x (1.5 s a batch, GPU idle): node files
@@ -162,6 +164,31 @@ EOF
       >"$OUT/run-hang/node$node.log" 2>&1) &
   done
   wait
+
+  # frozen: the same job, but node 1's process is stopped whole at step 20 (SIGSTOP: its writer thread too):
+  # node 0 waits in all_reduce and writes its stack; node 1 writes nothing more.
+  cat >"$WORK/frozen.py" <<'EOF'
+import os, signal, sys, time, torch, torch.distributed as dist
+from tw_record import watch
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+with watch("device-frozen", sys.argv[1]) as run:
+    for step in range(10**6):
+        if rank == 1 and step == 20:
+            os.kill(os.getpid(), signal.SIGSTOP)  # frozen whole, like a host that stopped scheduling it
+        loss = torch.randn(64).sum()
+        dist.all_reduce(loss)
+        run.progress(step, samples=8)
+        time.sleep(0.05)
+EOF
+  mkdir -p "$OUT/run-frozen"
+  for node in 0 1; do
+    (cd "$WORK" && PYTHONPATH="$WORK:$PYTHONPATH" timeout -s KILL 75 "$PY" -m torch.distributed.run --nnodes=2 \
+      --node-rank=$node --nproc-per-node=1 --master-addr=127.0.0.1 --master-port=29518 frozen.py "$OUT/run-frozen" \
+      >"$OUT/run-frozen/node$node.log" 2>&1) &
+  done
+  wait
+  pkill -KILL -f "frozen.py $OUT/run-frozen" 2>/dev/null || true
 
   # cuda-hang: 20 steps, then a kernel that spins for minutes; `.item()` waits for it.
   cat >"$WORK/cuda_hang.py" <<'EOF'

@@ -105,6 +105,8 @@ export interface StackSummary {
   readonly text: string;
   readonly suspects: readonly number[];
   readonly family: import('./stacks/verdict.js').HangFamily;
+  /** When the first stuck node made its last progress() call (from its stack's stuck_s), epoch ms. */
+  readonly stuckSince?: number;
   /** Each node's wait, or why its stack is not usable, by rank (only nodes that wrote a stack). */
   readonly waits: Readonly<Record<string, import('./stacks/wait.js').Wait | string>>;
 }

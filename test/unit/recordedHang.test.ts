@@ -11,8 +11,7 @@ import { oneRun, THRESHOLDS } from '../support/oneRun.js';
 // node 1's data loader worker blocks for good at batch 20 while node 0 waits for it in all_reduce. Every S3
 // write the two client processes made is kept, in order (ops-PID.jsonl: time, op, key; writes/: the bytes),
 // with stack_after 10 s and the node files every 3 s. Replayed here into the sweep, write by write.
-const DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'device', 'cpu-gloo', 'hang');
-const PREFIX = 'training-runs/device-hang/';
+const RECORDINGS = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'device', 'cpu-gloo');
 
 interface Op {
   readonly t: number;
@@ -21,7 +20,8 @@ interface Op {
   readonly body?: Buffer;
 }
 
-function recording(): Op[] {
+function recording(name: string): Op[] {
+  const DIR = join(RECORDINGS, name);
   const bodies = new Map<string, Buffer>();
   for (const name of readdirSync(join(DIR, 'writes')))
     bodies.set(name, readFileSync(join(DIR, 'writes', name)));
@@ -39,8 +39,26 @@ function recording(): Op[] {
   return ops.sort((a, b) => a.t - b.t);
 }
 
+/** Replays the writes into the sweep (as run `r1`), checking every 2 s of recorded time; the alerts sent. */
+async function replay(ops: readonly Op[], run: string) {
+  // oneRun watches run `r1`: the recording's run is replayed under that id.
+  const h = oneRun({ thresholds: { ...THRESHOLDS, stallAfterMs: 20_000, staleAfterMs: 60_000 } });
+  const prefix = `training-runs/${run}/`;
+  let next = 0;
+  for (let at = ops[0]!.t + 1; at <= ops.at(-1)!.t + 0.5; at += 2) {
+    for (; next < ops.length && ops[next]!.t <= at; next++) {
+      const o = ops[next]!;
+      const path = o.key.slice(prefix.length);
+      if (o.op === 'put') h.runs.put('r1', path, o.body!.toString('utf8'), Math.round(o.t * 1000));
+      else h.runs.delete('r1', path);
+    }
+    await h.check(Math.round(at * 1000));
+  }
+  return h;
+}
+
 describe('a hang recorded with real torch (gloo): node 1 in its data loader, node 0 in all_reduce', () => {
-  const ops = recording();
+  const ops = recording('hang');
 
   it('the client wrote both nodes’ stacks after stack_after, and rewrote them while stuck', () => {
     const stackPuts = ops.filter((o) => o.op === 'put' && o.key.includes('/stacks/'));
@@ -66,25 +84,33 @@ describe('a hang recorded with real torch (gloo): node 1 in its data loader, nod
   });
 
   it('replayed into the sweep (stall threshold 20 s): one STALLED alert, naming node 1’s data loader', async () => {
-    // oneRun watches run `r1`: the recording's run is replayed under that id.
-    const h = oneRun({ thresholds: { ...THRESHOLDS, stallAfterMs: 20_000, staleAfterMs: 60_000 } });
-    const start = ops[0]!.t;
-    const end = ops.at(-1)!.t;
-    let next = 0;
-    for (let at = start + 1; at <= end + 0.5; at += 2) {
-      for (; next < ops.length && ops[next]!.t <= at; next++) {
-        const o = ops[next]!;
-        const path = o.key.slice(PREFIX.length);
-        if (o.op === 'put') h.runs.put('r1', path, o.body!.toString('utf8'), Math.round(o.t * 1000));
-        else h.runs.delete('r1', path);
-      }
-      await h.check(Math.round(at * 1000));
-    }
+    const h = await replay(ops, 'device-hang');
     const stalled = h.slack.sent.filter((a) => a.state === 'STALLED');
     expect(stalled).toHaveLength(1);
     expect(stalled[0]!.reason).toMatch(
       /^step 19 has not advanced for \d+s \(threshold 20s\) while heartbeats are fresh; node 0 waits in `all_reduce` \(hang\.py:18\); node 1 is in `DataLoader\.__next__` \(queues\.get, hang\.py:16\): node 1's data loader is the likely cause$/,
     );
     expect((await h.states.get('r1'))!.stacks).toMatchObject({ suspects: [1], family: 'hang' });
+  });
+});
+
+describe('a frozen node recorded with real torch (gloo): node 1 stopped whole (SIGSTOP), node 0 in all_reduce', () => {
+  const ops = recording('frozen');
+
+  it('node 1 wrote nothing after it froze; node 0 wrote its stack', () => {
+    const byNode1 = ops.filter((o) => o.key.endsWith('nodes/1.json'));
+    const stack0 = ops.find((o) => o.key.endsWith('stacks/0.json'))!;
+    expect(byNode1.at(-1)!.t).toBeLessThan(stack0.t - 9);
+    expect(ops.some((o) => o.key.endsWith('stacks/1.json'))).toBe(false);
+  });
+
+  it('replayed into the sweep: one STALLED alert naming node 1 frozen, before its file passes the stale threshold', async () => {
+    const h = await replay(ops, 'device-frozen');
+    const stalled = h.slack.sent.filter((a) => a.state === 'STALLED');
+    expect(stalled).toHaveLength(1);
+    expect(stalled[0]!.reason).toMatch(
+      /; node 0 waits in `all_reduce` \(frozen\.py:\d+\); node 1: no stack; its heartbeat stopped \d+s ago: node 1 is the likely cause \(frozen whole, or gone\)$/,
+    );
+    expect((await h.states.get('r1'))!.stacks).toMatchObject({ suspects: [1] });
   });
 });

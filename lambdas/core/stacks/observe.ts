@@ -42,6 +42,8 @@ export function observeStacks(
   const files = current(run.stacks, boundary);
   const etags: Record<string, string> = {};
   const waits: Record<string, Wait | string> = {};
+  // When the first of the stuck nodes stopped calling progress() (its stack's time less its stuck_s).
+  let stuckSince = same?.stuckSince;
   for (const f of files) {
     const body = reads.get(f.rank);
     etags[f.rank] = f.etag;
@@ -57,8 +59,11 @@ export function observeStacks(
     const parsed = parseStackFile(body, f.rank);
     const step = known.nodes?.[f.rank]?.step ?? known.step;
     if (!parsed.ok) waits[f.rank] = parsed.problem;
-    else if (step === undefined || parsed.value.step == null || parsed.value.step >= step)
+    else if (step === undefined || parsed.value.step == null || parsed.value.step >= step) {
       waits[f.rank] = trainingWait(parsed.value) ?? `${f.rank}: no training thread in the stack`;
+      const since = f.lastModified - (parsed.value.stuck_s ?? 0) * 1000;
+      stuckSince = Math.min(stuckSince ?? since, since);
+    }
   }
   if (!Object.values(waits).some((w) => typeof w !== 'string')) return { ...known, stacks: undefined };
   const nodes = current(run.nodes, boundary);
@@ -72,8 +77,13 @@ export function observeStacks(
       const age = nodes.find((n) => n.rank === rank);
       const others = ages.filter((a) => a !== (age ? now - age.lastModified : -1));
       const median = others[Math.floor(others.length / 2)] ?? 0;
-      const lag =
-        age && now - age.lastModified > Math.max(LAG_MS, 3 * median) ? now - age.lastModified : undefined;
+      // Lagging: far older than the others' files, or nothing written since the others got stuck (they
+      // went on writing node files until their stacks, stack_after later: a live node's writer does too).
+      const lagging =
+        age &&
+        (now - age.lastModified > Math.max(LAG_MS, 3 * median) ||
+          (stuckSince !== undefined && age.lastModified <= stuckSince));
+      const lag = lagging ? now - age.lastModified : undefined;
       return typeof w === 'object' ? { rank, wait: w } : { rank, problem: w, silentForMs: lag };
     }),
   )!;
@@ -84,6 +94,7 @@ export function observeStacks(
     text: verdict.text,
     suspects: verdict.suspects,
     family: verdict.family,
+    ...(stuckSince !== undefined ? { stuckSince } : {}),
   };
   return { ...known, stacks: summary };
 }
