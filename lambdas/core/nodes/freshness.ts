@@ -18,6 +18,8 @@ export interface NodeFreshnessInput {
 /** A degraded finding about nodes: who is silent or missing, in one line for the alert. */
 export interface NodeVerdict {
   readonly reason: string;
+  /** Who is silent and for how long, without "while the run still beats" (other states name them too). */
+  readonly silentText?: string;
   readonly silent: readonly number[];
   readonly missing: readonly number[];
 }
@@ -46,20 +48,18 @@ export function judgeNodes(i: NodeFreshnessInput): NodeVerdict | undefined {
   if (silent.length === 0 && missing.length === 0) return undefined;
 
   const parts: string[] = [];
+  let silentText: string | undefined;
   if (silent.length === 1) {
     const n = silent[0]!;
-    parts.push(
-      `${nodeLabel(n.rank, i.summaries?.[n.rank])} silent for ${formatDuration(i.now - n.lastModified)} (threshold ${formatDuration(i.staleAfterMs)}) while the run still beats`,
-    );
+    silentText = `${nodeLabel(n.rank, i.summaries?.[n.rank])} silent for ${formatDuration(i.now - n.lastModified)} (threshold ${formatDuration(i.staleAfterMs)})`;
   } else if (silent.length > 1) {
     const oldest = silent[0]!;
-    parts.push(
-      `${silent.length} nodes silent (ranks ${list(silent.map((n) => n.rank))}; the longest for ${formatDuration(i.now - oldest.lastModified)}, threshold ${formatDuration(i.staleAfterMs)}) while the run still beats`,
-    );
+    silentText = `${silent.length} nodes silent (ranks ${list(silent.map((n) => n.rank))}; the longest for ${formatDuration(i.now - oldest.lastModified)}, threshold ${formatDuration(i.staleAfterMs)})`;
   }
+  if (silentText) parts.push(`${silentText} while the run still beats`);
   if (missing.length > 0)
     parts.push(
       `${i.nodes.length} of ${i.expected} nodes reported (missing rank${missing.length > 1 ? 's' : ''} ${list(missing)}, ${formatDuration(i.now - i.since)} after start)`,
     );
-  return { reason: parts.join('; '), silent: silent.map((n) => n.rank), missing };
+  return { reason: parts.join('; '), silentText, silent: silent.map((n) => n.rank), missing };
 }

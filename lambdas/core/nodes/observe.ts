@@ -31,8 +31,16 @@ const FINDING_PREFIX = 'node:';
 
 /** Node files of the current attempt: those written before a restart belong to the old processes. */
 export function currentNodes(run: RunFiles, boundary: number | undefined): readonly NodeObject[] {
-  const nodes = run.nodes ?? [];
-  return boundary === undefined ? nodes : nodes.filter((n) => n.lastModified > boundary);
+  return ofAttempt(run.nodes, boundary);
+}
+
+/** The objects written after the current attempt began (all of them for a run never restarted). */
+export function ofAttempt<T extends { readonly lastModified: number }>(
+  objects: readonly T[] | undefined,
+  boundary: number | undefined,
+): readonly T[] {
+  const all = objects ?? [];
+  return boundary === undefined ? all : all.filter((o) => o.lastModified > boundary);
 }
 
 function mean(values: readonly number[]): number | undefined {

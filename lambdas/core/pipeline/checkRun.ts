@@ -74,11 +74,17 @@ async function readNodes(runs: RunStore, run: RunFiles, ranks: readonly number[]
 }
 
 /**
- * v1.2: a run in or entering STALLED has the stack files it has not seen read and judged (the odd node
- * out); one that runs again forgets them. Stacks are never read for any other run.
+ * v1.2: a run in or entering STALLED (`state`, as judged without its stacks) has the stack files it has not
+ * seen read and judged (the odd node out); one that runs again forgets them. Stacks are never read for any
+ * other run. Returns `known` itself when nothing changed.
  */
-async function withStacks(deps: CheckDeps, run: RunFiles, known: RunRecord, now: number): Promise<RunRecord> {
-  const state = assess(run, known, now, deps.thresholds).state;
+async function withStacks(
+  deps: CheckDeps,
+  run: RunFiles,
+  known: RunRecord,
+  state: RunState,
+  now: number,
+): Promise<RunRecord> {
   if (state !== RunState.STALLED)
     return known.stacks && (state === RunState.RUNNING || known.stacks.attempt !== known.attempt)
       ? { ...known, stacks: undefined }
@@ -142,8 +148,13 @@ export async function checkRun(
         health,
       );
     }
-    known = await withStacks(deps, run, known, now);
-    const verdict = assess(run, known, now, deps.thresholds);
+    let verdict = assess(run, known, now, deps.thresholds);
+    const stacked = await withStacks(deps, run, known, verdict.state, now);
+    // Only a stalled run's reason says what its stacks say: judged again only when they changed.
+    if (stacked !== known) {
+      known = stacked;
+      verdict = assess(run, known, now, deps.thresholds);
+    }
     if (verdict.state !== base.state || base.version === 0)
       return await transition(deps, base, known, verdict, run, reads, now);
     return await maintain(deps, base, known, verdict, now);

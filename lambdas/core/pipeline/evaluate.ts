@@ -58,9 +58,9 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
       startupGraceMs: t.startupGraceMs,
     });
   // Every alert of a run with a silent node names it, whichever state fires first.
-  const silent = (at: number) => {
-    const v = nodesAt(at);
-    return v?.silent.length ? `; ${v.reason.split('; ')[0]}` : '';
+  const silent = (at: number, tail = 'while the run still beats') => {
+    const text = nodesAt(at)?.silentText;
+    return text ? `; ${text} ${tail}` : '';
   };
   const complete = current(run.files.complete);
   const error = current(run.files.error);
@@ -117,7 +117,7 @@ export function assess(run: RunFiles, known: RunRecord, now: number, t: Threshol
     // A node silent long before the run's last heartbeat is where it began.
     return {
       state: RunState.TIMED_OUT,
-      reason: `no heartbeat for ${ago(now, newest)} (${limit})${silent(newest).replace(' while the run still beats', ' before the run stopped')}`,
+      reason: `no heartbeat for ${ago(now, newest)} (${limit})${silent(newest, 'before the run stopped')}`,
     };
   }
 

@@ -1,5 +1,5 @@
 import type { RunFiles } from '../listing.js';
-import type { NodeObject } from '../nodes/types.js';
+import { ofAttempt } from '../nodes/observe.js';
 import { MAX_STACK_BYTES, stackFile } from '../protocol/files.js';
 import { parseStackFile } from '../protocol/stacks.js';
 import type { RunRecord, StackSummary } from '../record.js';
@@ -12,16 +12,13 @@ export type StackReads = ReadonlyMap<number, Uint8Array | undefined>;
 /** A node file older than this, and than three times the others' median age, lags: its writer stopped. */
 const LAG_MS = 90_000;
 
-const current = (files: readonly NodeObject[] | undefined, boundary: number | undefined) =>
-  (files ?? []).filter((f) => boundary === undefined || f.lastModified > boundary);
-
 /**
  * The stack files worth a GET: those of this attempt whose ETag the last verdict did not see. An oversized
  * one is judged from its LIST size, never downloaded.
  */
 export function planStackReads(run: RunFiles, known: RunRecord, boundary: number | undefined): number[] {
   const seen = known.stacks?.attempt === known.attempt ? known.stacks.etags : {};
-  return current(run.stacks, boundary)
+  return ofAttempt(run.stacks, boundary)
     .filter((s) => seen[s.rank] !== s.etag && s.size <= MAX_STACK_BYTES)
     .map((s) => s.rank);
 }
@@ -39,7 +36,7 @@ export function observeStacks(
   now: number,
 ): RunRecord {
   const same = known.stacks?.attempt === known.attempt ? known.stacks : undefined;
-  const files = current(run.stacks, boundary);
+  const files = ofAttempt(run.stacks, boundary);
   const etags: Record<string, string> = {};
   const waits: Record<string, Wait | string> = {};
   // When the first of the stuck nodes stopped calling progress() (its stack's time less its stuck_s).
@@ -66,7 +63,7 @@ export function observeStacks(
     }
   }
   if (!Object.values(waits).some((w) => typeof w !== 'string')) return { ...known, stacks: undefined };
-  const nodes = current(run.nodes, boundary);
+  const nodes = ofAttempt(run.nodes, boundary);
   const ages = nodes.map((n) => now - n.lastModified).sort((a, b) => a - b);
   const ranks = [...new Set([...nodes.map((n) => n.rank), ...files.map((f) => f.rank)])].sort(
     (a, b) => a - b,

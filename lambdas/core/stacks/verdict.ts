@@ -86,12 +86,11 @@ export function stackVerdict(inputs: readonly NodeStackInput[]): StackVerdict | 
   if (groups.size === 0) return undefined;
   const sorted = [...groups.values()].sort((a, b) => b.ranks.length - a.ranks.length);
   const multi = inputs.length > 1;
-  const waits = (w: Wait) => w.kind === 'collective';
-  const waiting = sorted.some((g) => waits(g.wait));
+  const waiting = sorted.some((g) => g.wait.kind === 'collective');
   // A node without a stack is odd only when its node file stopped too: one that is merely late to write
   // its stack (its own stack_after not reached yet) or writes none (stacks off) says nothing.
   const frozen = none.filter((n) => n.silentForMs !== undefined);
-  const notWaiting = sorted.filter((g) => !waits(g.wait));
+  const notWaiting = sorted.filter((g) => g.wait.kind !== 'collective');
   const odd =
     waiting && notWaiting.length
       ? notWaiting // those who wait in a collective wait for the others
