@@ -98,6 +98,9 @@ def test_a_single_node_run_writes_node_0_and_says_nodes_in_metadata(bucket: str,
         run.progress(1, tokens_per_s=4096.5)
         node = wait_for(lambda: (n := files.json("nodes/0.json")) and n.get("step") == 1 and n, what="node 0")
     assert node["tokens_per_s"] == 4096.5 and node["nodes"] == 1
+    # v1.3: the writer's interval and the stacks' threshold in force (the default: 60 s); no cadence after one call.
+    assert node["every_s"] == FAST["interval"] and node["stack_after_s"] == 60.0
+    assert not {"call_gap_s", "call_gap_p99_s", "calls"} & set(node)
     assert "gpus" not in node and "gpu_error" not in node  # no NVML, no nvidia-smi: no telemetry, no complaint
     assert files.json("metadata.json")["nodes"] == 1
     assert_the_watchdog_accepts(tmp_path, files.text("nodes/0.json"), rank=0)
@@ -443,6 +446,43 @@ def test_idle_s_says_how_long_each_gpu_has_been_idle_at_every_sample_since(monke
     bodies = [json.loads(beat.body(lambda: None))["gpus"] for _ in range(4)]
     idle = [[g.get("idle_s") for g in gpus] for gpus in bodies]
     assert idle == [[None, 0.0], [0.0, 60.0], [60.0, None], [120.0, 0.0]]
+
+
+def test_the_cadence_is_the_median_and_p99_gap_between_calls_from_the_5th_call_on(tmp_path: Path):
+    beat = NodeBeat(0, 2, gpus=GpuSampler(which=lambda _: None), every_s=60.0)
+    t = 0.0
+
+    def fields(now: float) -> dict[str, Any]:
+        body = beat.body(lambda: None, now=now).decode()
+        return {k: v for k, v in json.loads(body).items() if k in ("every_s", "call_gap_s", "call_gap_p99_s", "calls",
+                                                                     "stack_after_s")}
+
+    for step, gap in enumerate([0.0, 300.0, 90.0, 5.0, 5.0]):  # compile and warm-up, left out
+        t += gap
+        beat.record(t, step * 4, {})
+    for step in range(5, 14):  # 9 gaps from the 5th call: not yet
+        t += 1.0
+        beat.record(t, step * 4, {})
+    assert fields(t + 0.5) == {"every_s": 60.0}
+    t += 1.0
+    beat.record(t, 56, {})
+    assert fields(t + 0.5) == {"every_s": 60.0, "call_gap_s": 1.0, "call_gap_p99_s": 1.0, "calls": 10}
+    # Per call, not per step (4 steps a call); 99 of 1 s and one eval of 40 s: the p99 (nearest rank) is 1 s;
+    # a second one makes it 40 s. The latest 512 gaps count.
+    for step in range(15, 105):
+        t += 40.0 if step == 50 else 1.0
+        beat.record(t, step * 4, {})
+    assert fields(t)["calls"] == 100 and fields(t)["call_gap_p99_s"] == 1.0
+    t += 40.0
+    beat.record(t, 420, {})
+    assert fields(t) == {"every_s": 60.0, "call_gap_s": 1.0, "call_gap_p99_s": 40.0, "calls": 101}
+    for step in range(106, 1000):
+        t += 0.25
+        beat.record(t, step * 4, {})
+    beat.stack_after = lambda: 60.0
+    assert fields(t) == {"every_s": 60.0, "call_gap_s": 0.25, "call_gap_p99_s": 0.25, "calls": 512,
+                         "stack_after_s": 60.0}
+    assert_the_watchdog_accepts(tmp_path, beat.body(lambda: None, now=t).decode(), rank=0)
 
 
 def test_a_body_is_written_even_when_every_detail_fails(caplog: pytest.LogCaptureFixture):

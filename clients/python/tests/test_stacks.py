@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import statistics
 import subprocess
 import sys
 import threading
@@ -161,31 +162,115 @@ def test_nothing_is_captured_or_sent_while_progress_flows(
     assert KEY not in files.keys()
 
 
-def test_the_watch_decides_from_the_time_since_the_last_call_and_never_below_three_usual_steps():
-    """The writer's decisions, with time as an argument: no capture while calls come, a capture once the
-    thread is overdue, a rewrite per period, one delete at the next call."""
+def test_the_watch_decides_from_the_time_since_the_last_call_and_never_below_three_p99_gaps(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """The writer's decisions, with time as an argument: no capture while calls come, samples from half of the
+    threshold on, a capture once the thread is overdue, a rewrite per period, one delete at the next call."""
+    sampled: list[Optional[int]] = []
+    monkeypatch.setattr(stacks, "signature", lambda ident: sampled.append(ident) or (("train.py", 9, "step"),))
     node = NodeBeat(0, 1, gpus=GpuSampler(which=lambda _: None))
     worker = FakeWorker()
     watch = StackWatch(node, lambda: worker, after=120.0, rewrite_every=300.0)
     watch.begin(1000.0, threading.get_ident())
     t = 1000.0
-    for step in range(50):  # a call every 100 s: the threshold is 3 x 100 s, not 120 s
-        t += 100.0
+    for step in range(50):  # a call every 100 s, one of 130 s: the threshold is 3 x 130 s (the p99), not 120 s
+        t += 130.0 if step == 30 else 100.0
         node.record(t, step, {})
         assert watch.poll(t + 99.0) > 0 and worker.ops == []
-    assert watch.poll(t + 200.0) == pytest.approx(100.0) and worker.ops == []
-    watch.poll(t + 300.0)
+    sampled.clear()  # the first steps had no history yet (120 s, then 3 x the median gap)
+    assert watch.in_force() == 390.0
+    assert watch.poll(t + 190.0) == pytest.approx(5.0) and sampled == []  # samples from half of 390 s
+    assert watch.poll(t + 195.0) == pytest.approx(2.0) and len(sampled) == 1 and worker.ops == []
+    assert watch.poll(t + 196.0) == pytest.approx(1.0) and len(sampled) == 1  # one sample per 2 s
+    at = t + 197.0
+    while at < t + 390.0:
+        watch.poll(at)
+        at += 2.0
+    assert worker.ops == [] and len(sampled) == 98
+    assert watch.poll(t + 390.0) == pytest.approx(1.0)  # the next sample is due in 1 s
     assert [op for op, _ in worker.ops] == ["put"] and watch.out
     body = json.loads(worker.ops[0][1])
-    assert body["stuck_s"] == 300.0 and body["step"] == 49
-    assert watch.poll(t + 400.0) == pytest.approx(200.0) and len(worker.ops) == 1
-    watch.poll(t + 600.0)
-    assert [op for op, _ in worker.ops] == ["put", "put"] and json.loads(worker.ops[1][1])["stuck_s"] == 600.0
-    node.record(t + 650.0, 50, {})
-    watch.poll(t + 650.0)
-    assert [op for op, _ in worker.ops] == ["put", "put", "delete"] and not watch.out
+    assert body["stuck_s"] == 390.0 and body["step"] == 49 and body["moving"] is False
+    assert watch.poll(t + 400.0) == pytest.approx(2.0) and len(worker.ops) == 1  # still sampling while stuck
+    watch.poll(t + 690.0)
+    assert [op for op, _ in worker.ops] == ["put", "put"] and json.loads(worker.ops[1][1])["stuck_s"] == 690.0
+    node.record(t + 700.0, 50, {})
     watch.poll(t + 700.0)
-    assert len(worker.ops) == 3
+    assert [op for op, _ in worker.ops] == ["put", "put", "delete"] and not watch.out
+    count = len(sampled)
+    assert watch.poll(t + 701.0) == pytest.approx(59.0)  # half of 120 s after the call: nothing to sample
+    assert len(worker.ops) == 3 and len(sampled) == count
+
+
+def test_stack_after_follows_the_cadence_leaving_out_the_first_calls_and_before_it_the_median_gap():
+    node = NodeBeat(0, 1, gpus=GpuSampler(which=lambda _: None))
+    watch = StackWatch(node, lambda: FakeWorker(), after=stacks.DEFAULT_AFTER)
+    assert stacks.DEFAULT_AFTER == 60.0 and watch.in_force() == 60.0  # no call yet
+    t = 0.0
+    for step, gap in enumerate([600.0, 300.0, 30.0, 30.0]):  # compile and warm-up: calls 1 to 5
+        t += gap
+        node.record(t, step, {})
+    # Before a cadence (10 gaps from the 5th call on): 3 times the median gap of the calls so far.
+    assert node.cadence() is None and watch.in_force() == 3 * statistics.median([300.0, 30.0, 30.0])
+    for step in range(4, 14):  # the 5th call, then 9 gaps of 20 s: still no cadence
+        t += 20.0
+        node.record(t, step, {})
+    assert node.cadence() is None
+    t += 25.0
+    node.record(t, 14, {})  # the 10th gap
+    assert node.cadence() == (20.0, 25.0, 10) and watch.in_force() == 75.0  # 3 x the p99, over 60 s
+    for step in range(15, 1000):  # 0.5 s steps: the default holds
+        t += 0.5
+        node.record(t, step, {})
+    assert node.cadence() == (0.5, 0.5, 512) and watch.in_force() == 60.0
+    explicit = StackWatch(node, lambda: FakeWorker(), after=1.0)  # an explicit threshold: floored at 3 x p99
+    assert explicit.in_force() == 1.5
+
+
+def test_moving_says_whether_the_stuck_thread_moved_in_the_last_10_s(monkeypatch: pytest.MonkeyPatch):
+    """Samples every 2 s from half of stack_after: all equal (≥ 3) is a hang, any two different a long loop
+    (an evaluation), fewer than 3 say nothing; the same again at each rewrite."""
+
+    def stuck_then(signatures: Callable[[float], Any], after: float = 60.0) -> list[dict[str, Any]]:
+        clock = {"now": 0.0}
+        monkeypatch.setattr(stacks, "signature", lambda ident: signatures(clock["now"]))
+        node = NodeBeat(0, 1, gpus=GpuSampler(which=lambda _: None))
+        worker = FakeWorker()
+        watch = StackWatch(node, lambda: worker, after=after, rewrite_every=300.0)
+        watch.begin(0.0, threading.get_ident())
+        node.record(0.0, 7, {})
+        now = 0.0
+        while now < 400.0:  # the writer polls when it asked to
+            clock["now"] = now
+            now += watch.poll(now)
+        return [json.loads(body) for op, body in worker.ops if op == "put"]
+
+    hang = stuck_then(lambda now: (("train.py", 18, "step"), ("distributed_c10d.py", 2806, "all_reduce")))
+    assert [(b["stuck_s"], b["moving"]) for b in hang] == [(60.0, False), (360.0, False)]
+    evaluation = stuck_then(lambda now: (("train.py", 40 + int(now) % 3, "evaluate"),))
+    assert [(b["stuck_s"], b["moving"]) for b in evaluation] == [(60.0, True), (360.0, True)]
+    # Moving early, then still: the last 10 s decide.
+    stopped = stuck_then(lambda now: (("train.py", 40 + (int(now) % 3 if now < 45 else 0), "evaluate"),))
+    assert [b["moving"] for b in stopped] == [False, False]
+    # stack_after 3 s: sampling from 1.5 s on gives 1 sample by the capture, too few to say.
+    short = stuck_then(lambda now: (("train.py", 18, "step"),), after=3.0)
+    assert "moving" not in short[0] and short[1]["moving"] is False
+
+
+def test_a_stack_signature_is_where_the_thread_is_now():
+    gate = threading.Event()
+    thread = threading.Thread(target=gate.wait, daemon=True)
+    thread.start()
+    wait_for(lambda: _in_event_wait(thread.ident), what="the thread blocked")
+    first, second = stacks.signature(thread.ident), stacks.signature(thread.ident)
+    assert first == second and first[0][2] == "wait" and first[0][0].endswith("threading.py")  # type: ignore[index]
+    here = stacks.signature(threading.get_ident())
+    assert here is not None and here[0][2] == "signature"
+    assert here[1][2] == "test_a_stack_signature_is_where_the_thread_is_now"
+    gate.set()
+    thread.join(10)
+    assert stacks.signature(thread.ident) is None
 
 
 class FakeWorker:
@@ -243,7 +328,7 @@ def test_stack_after_takes_seconds_or_a_duration_from_the_argument_or_the_enviro
     for bad in ("0", -1, "soon", "2 days", "", True, float("inf")):
         with pytest.raises(ValueError, match="stack_after"):
             parse_after(bad)
-    assert trainwatch.watch(run_id, bucket)._stacks.after == 120  # type: ignore[union-attr]
+    assert trainwatch.watch(run_id, bucket)._stacks.after == 60  # type: ignore[union-attr]
     monkeypatch.setenv("TRAINWATCH_STACK_AFTER", "2m")
     assert trainwatch.watch(run_id, bucket)._stacks.after == 120  # type: ignore[union-attr]
     monkeypatch.setenv("TRAINWATCH_STACK_AFTER", "5m")

@@ -46,7 +46,7 @@ def watch(
         run_id: the run's id (one S3 path segment); default `TRAINWATCH_RUN_ID`.
         bucket: the trainwatch bucket; default `TRAINWATCH_BUCKET`.
         prefix: key prefix of all runs; `TRAINWATCH_PREFIX` replaces the default when set.
-        interval: seconds between `metadata.json` heartbeats.
+        interval: seconds between `metadata.json` heartbeats (and node files, which say it: `every_s`).
         progress_interval: least seconds between `progress.json` writes (default: `min(10, interval)`).
         log_file: a log file whose tail is uploaded to `logs/training_log_latest.txt` each interval.
         enabled: write the run's files or not; default: only on rank 0 (`RANK`, else `SLURM_PROCID`, else
@@ -58,7 +58,9 @@ def watch(
         stack_after: seconds (or a duration: `90s`, `2m`) without a `progress()` call after which the node file's
             writer writes every thread's Python stack to `stacks/{node_rank}.json` (protocol v1.2), rewrites it
             every 5 minutes while stuck and deletes it at the next call; default `TRAINWATCH_STACK_AFTER`, else
-            120 s, and never less than 3 times the node's usual time between calls.
+            60 s, and never less than 3 times the node's p99 time between calls (v1.3: the node file's
+            `call_gap_p99_s`; before 10 calls past the 5th, its median so far). The node file says the one in
+            force (`stack_after_s`), and the stacks file whether the stuck thread still moves (`moving`).
         stacks: write those stacks files; default on wherever the node file is written, never with
             `TRAINWATCH_STACKS=0`.
         flush_timeout: how long the end of the run may wait for its last writes when S3 is down.

@@ -1,4 +1,5 @@
-"""This node's file, `nodes/{node_rank}.json` (protocol v1.1): alive, step timing, throughput, GPU telemetry.
+"""This node's file, `nodes/{node_rank}.json` (protocol v1.1): alive, step timing, throughput, GPU telemetry;
+since v1.3 its cadence (the writer's interval, the time between progress() calls, the stack_after in force).
 
 `record()` runs on the training thread (a deque append); everything else runs on the writer thread.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 import bisect
 import collections
 import logging
+import math
 import statistics
 import time
 from typing import Any, Callable, Optional
@@ -27,16 +29,31 @@ PACE = 64
 COUNTS = ("samples", "tokens")
 #: progress() metrics that already are this node's rates.
 RATES = ("samples_per_s", "tokens_per_s")
+#: v1.3 cadence: the gaps between progress() calls before this call (1-based) are left out (compile, data
+#: warm-up), then the latest CADENCE_GAPS gaps count, and nothing is said before CADENCE_MIN of them are known.
+WARMUP_CALLS = 5
+CADENCE_GAPS = 512
+CADENCE_MIN = 10
 #: A GPU at or below this utilisation (%) is idle; `idle_s` says for how long, at every sample since.
 IDLE_UTIL = 5
 
 # One progress() call: (monotonic seconds, step, samples, tokens, samples_per_s, tokens_per_s).
 Call = tuple[Any, ...]
+#: This node's cadence: the median and p99 seconds between its progress() calls, and how many gaps they cover.
+Cadence = tuple[float, float, int]
 
 
 class NodeBeat:
-    def __init__(self, node_rank: int, nodes: Optional[int], gpus: Optional[GpuSampler] = None) -> None:
+    def __init__(
+        self, node_rank: int, nodes: Optional[int], gpus: Optional[GpuSampler] = None, every_s: Optional[float] = None
+    ) -> None:
         self.node_rank, self.nodes = node_rank, nodes
+        #: The writer's interval (`every_s` in the file), and the stacks' threshold in force (`stack_after_s`):
+        #: a function the Run sets when stacks are on.
+        self.every_s = every_s
+        self.stack_after: Optional[Callable[[], Optional[float]]] = None
+        # The cadence, worked out again only when a progress() call came since: (latest call, cadence).
+        self._cadence: tuple[Any, Optional[Cadence]] = (None, None)
         self._gpus = gpus or GpuSampler()
         self._calls: collections.deque[Call] = collections.deque(maxlen=KEPT)
         # The previous file: when it was made (monotonic) and the timing it carried.
@@ -68,6 +85,20 @@ class NodeBeat:
         """The median time between this node's recent progress() calls, or None before two calls."""
         return _pace(_snapshot(self._calls)[-PACE - 1 :])[1]
 
+    def cadence(self) -> Optional[Cadence]:
+        """(median, p99, gaps) of the seconds between this node's progress() calls (per call, not per step):
+        the latest CADENCE_GAPS gaps from the WARMUP_CALLS-th call on; None before CADENCE_MIN are known.
+        Writer thread only; worked out again only after a new call."""
+        latest = self.latest()
+        if latest is None:
+            return None
+        if self._cadence[0] is latest:
+            return self._cadence[1]
+        calls = _snapshot(self._calls)
+        cadence = _cadence([c[0] for c in calls[WARMUP_CALLS - 1 :][-CADENCE_GAPS - 1 :]])
+        self._cadence = (calls[-1] if calls else None, cadence)
+        return cadence
+
     def body(self, instance_id: Callable[[], Optional[str]], now: Optional[float] = None) -> bytes:
         """The node file now. Never raises: a part that fails is left out (and logged once)."""
         now = time.monotonic() if now is None else now
@@ -84,6 +115,7 @@ class NodeBeat:
     def _fields(self, instance_id: Callable[[], Optional[str]], now: float) -> dict[str, Any]:
         fields: dict[str, Any] = {"nodes": self.nodes, "instance_id": instance_id() or None, "hostname": hostname()}
         fields.update(self._timing(now))
+        fields.update(self._cadence_fields())
         gpus, problem = self._gpus.sample()
         if gpus is not None:
             fields["gpus"] = self._with_idle(gpus, now)
@@ -102,6 +134,18 @@ class NodeBeat:
                 gpu["idle_s"] = round(now - idle[index], 1)
         self._idle_since = idle
         return gpus
+
+    def _cadence_fields(self) -> dict[str, Any]:
+        """v1.3: what the watchdog needs to judge this node against its own pace."""
+        out: dict[str, Any] = {"every_s": self.every_s}
+        cadence = self.cadence()
+        if cadence is not None:
+            median, p99, gaps = cadence
+            out.update(call_gap_s=round(median, 4), call_gap_p99_s=round(p99, 4), calls=gaps)
+        if self.stack_after is not None:
+            after = self.stack_after()
+            out["stack_after_s"] = None if after is None else round(after, 3)
+        return out
 
     def _timing(self, now: float) -> dict[str, Any]:
         """Step, step time and rates over the time since the previous file (the first: since the first call), so
@@ -175,6 +219,15 @@ def _pace(calls: list[Call]) -> tuple[Optional[float], Optional[float], Optional
         statistics.median(dt for dt, _ in pairs),
         statistics.median(steps for _, steps in pairs),
     )
+
+
+def _cadence(times: list[float]) -> Optional[Cadence]:
+    """Median and p99 (nearest rank) of the gaps between consecutive times, and their count; None under
+    CADENCE_MIN gaps."""
+    gaps = sorted(max(0.0, b - a) for a, b in zip(times, times[1:]))
+    if len(gaps) < CADENCE_MIN:
+        return None
+    return statistics.median(gaps), gaps[math.ceil(0.99 * len(gaps)) - 1], len(gaps)
 
 
 def _snapshot(recent: collections.deque) -> list[Call]:

@@ -1,9 +1,12 @@
 """Protocol v1.2: `stacks/{node_rank}.json`, every thread's Python stack while the training thread is stuck.
 
 The writer thread (never the training thread) looks at the time since the training thread's last
-`progress()` call; past `stack_after` it captures every thread's stack, writes it through the Worker,
-rewrites it every REWRITE_EVERY seconds while the thread stays stuck, and deletes it at the first
-`progress()` call afterwards. While progress flows it costs one comparison per poll: no capture, no S3 op.
+`progress()` call; past `stack_after` (v1.3: never below 3 times the node's p99 time between calls) it
+captures every thread's stack, writes it through the Worker, rewrites it every REWRITE_EVERY seconds while
+the thread stays stuck, and deletes it at the first `progress()` call afterwards. From half of `stack_after`
+on, it samples the training thread's stack signature every SAMPLE_EVERY seconds, so the file can say whether
+the thread is `moving` (a long evaluation loop) or stuck in one place (a hang). While progress flows it costs
+one comparison per poll: no sample, no capture, no S3 op.
 """
 
 from __future__ import annotations
@@ -24,9 +27,15 @@ from . import _protocol as p
 log = logging.getLogger("trainwatch")
 
 #: Default seconds without a progress() call before the stacks are written (`TRAINWATCH_STACK_AFTER`).
-DEFAULT_AFTER = 120.0
-#: Never less than this many times the node's usual time between calls: a slow-but-healthy step writes none.
+DEFAULT_AFTER = 60.0
+#: Never less than this many times the node's p99 time between calls (its median before the node has a
+#: cadence): a slow-but-healthy step writes none.
 PACE_FACTOR = 3
+#: While the thread has made no call for half of stack_after: seconds between samples of its stack signature,
+#: and how far back the samples that decide `moving` reach (at least MOVING_SAMPLES of them).
+SAMPLE_EVERY = 2.0
+MOVING_WINDOW = 10.0
+MOVING_SAMPLES = 3
 #: Seconds between rewrites while the training thread stays stuck (`captured_at` moves).
 REWRITE_EVERY = 300.0
 #: The watchdog refuses a larger body (a finding about the node).
@@ -111,7 +120,20 @@ def _encode(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def capture(node_rank: int, training: Optional[int], step: Optional[int], stuck_s: float) -> bytes:
+def signature(ident: Optional[int]) -> Optional[tuple[tuple[str, int, str], ...]]:
+    """Where a thread is now: (file, line, function) of each of its frames, innermost first; None when gone."""
+    frame = sys._current_frames().get(ident) if ident is not None else None  # type: ignore[arg-type]
+    out = []
+    while frame is not None:
+        code = frame.f_code
+        out.append((code.co_filename, frame.f_lineno or 0, code.co_name))
+        frame = frame.f_back
+    return tuple(out) if out else None
+
+
+def capture(
+    node_rank: int, training: Optional[int], step: Optional[int], stuck_s: float, moving: Optional[bool] = None
+) -> bytes:
     """The stacks file now: the training thread (ident `training`) first, then the others; at most MAX_BYTES."""
     current = sys._current_frames()
     known = {t.ident: t for t in threading.enumerate()}
@@ -133,6 +155,7 @@ def capture(node_rank: int, training: Optional[int], step: Optional[int], stuck_
         "step": step,
         "stuck_s": round(stuck_s, 1),
         "pid": os.getpid(),
+        **({} if moving is None else {"moving": moving}),
         "threads": [],
         "truncated": True,  # the longer value while measuring; set below
     }
@@ -182,7 +205,7 @@ class StackWatch:
         after: float = DEFAULT_AFTER,
         rewrite_every: Optional[float] = None,
     ) -> None:
-        self._node = node  # a NodeBeat: latest(), usual_gap(), node_rank
+        self._node = node  # a NodeBeat: latest(), cadence(), usual_gap(), node_rank
         self._worker = worker
         self.after = after
         self.rewrite_every = REWRITE_EVERY if rewrite_every is None else rewrite_every
@@ -194,6 +217,10 @@ class StackWatch:
         self._start = object()  # stands for "no call yet" where a call would be
         self._episode: Any = None  # the latest call (or _start) when a capture was last tried
         self._next_write = 0.0
+        # (monotonic time, signature) of the training thread, since the latest call (`_sampled`) went quiet.
+        self._samples: list[tuple[float, Any]] = []
+        self._sampled: Any = None
+        self._next_sample = 0.0
         self._warned = False
         self._closed = False
 
@@ -208,6 +235,31 @@ class StackWatch:
         """On start: before the first progress() call, "no progress" counts from now, on this thread."""
         self._started_at, self.thread = now, thread
 
+    def in_force(self) -> float:
+        """The stack_after in force now: the configured one, never below PACE_FACTOR times the node's p99 time
+        between calls (before it has a cadence: its median time between the calls so far)."""
+        cadence = self._node.cadence()
+        gap = cadence[1] if cadence is not None else self._node.usual_gap()
+        return max(self.after, PACE_FACTOR * gap) if gap else self.after
+
+    def moving(self, now: float) -> Optional[bool]:
+        """Whether the training thread moved between the samples of the last MOVING_WINDOW seconds: True when
+        any two differ, False when MOVING_SAMPLES or more are all equal, None with fewer."""
+        recent = [sig for at, sig in self._samples if at >= now - MOVING_WINDOW - 0.5]
+        if len(recent) < MOVING_SAMPLES:
+            return None
+        return any(sig != recent[0] for sig in recent[1:])
+
+    def _sample(self, now: float, token: Any) -> float:
+        """Samples the training thread's stack signature when due; the seconds until the next sample."""
+        if token is not self._sampled:
+            self._sampled, self._samples, self._next_sample = token, [], 0.0
+        if now >= self._next_sample:
+            self._next_sample = now + SAMPLE_EVERY
+            self._samples = [s for s in self._samples if s[0] >= now - 2 * MOVING_WINDOW]
+            self._samples.append((now, signature(self.thread)))
+        return self._next_sample - now
+
     def _latest(self) -> tuple[Any, float, Optional[int]]:
         call = self._node.latest()
         return (self._start, self._started_at, None) if call is None else (call, call[0], call[1])
@@ -219,16 +271,20 @@ class StackWatch:
             self.out = False
             self._worker().delete(self.name)
         if token is self._episode:  # still stuck where the last capture was tried
+            wait = self._sample(now, token)
             if now < self._next_write:
-                return self._next_write - now
+                return min(wait, self._next_write - now)
             return self._capture(now, token, since, step)
-        due = since + self.after
-        if now < due:
-            return due - now
-        gap = self._node.usual_gap()  # read only now: costs nothing while progress flows
-        due = since + max(self.after, PACE_FACTOR * gap) if gap else due
-        if now < due:
-            return due - now
+        sample_from = since + self.after / 2
+        if now < sample_from:
+            return sample_from - now
+        after = self.in_force()  # read only now: costs nothing while progress flows
+        sample_from = since + after / 2
+        if now < sample_from:
+            return sample_from - now
+        wait = self._sample(now, token)
+        if now < since + after:
+            return min(wait, since + after - now)
         return self._capture(now, token, since, step)
 
     def _capture(self, now: float, token: Any, since: float, step: Optional[int]) -> float:
@@ -239,7 +295,7 @@ class StackWatch:
             self.out = was_out
             return 0.0
         try:
-            body = capture(self._node.node_rank, self.thread, step, now - since)
+            body = capture(self._node.node_rank, self.thread, step, now - since, self.moving(now))
         except Exception as error:  # never into training; tried again at the next rewrite
             self.out = was_out
             if not self._warned:
@@ -250,4 +306,4 @@ class StackWatch:
             self.out = was_out
             return self.rewrite_every
         self._worker().put(self.name, body)
-        return self.rewrite_every
+        return min(self.rewrite_every, max(0.01, self._next_sample - now))

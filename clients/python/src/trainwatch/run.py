@@ -97,7 +97,7 @@ class Run:
         self._warned: set[str] = set()
         #: This node's rank when this process writes `nodes/{node_rank}.json` (local rank 0), else None.
         self.node_rank = node_rank
-        self._node = NodeBeat(node_rank, nodes) if node_rank is not None else None
+        self._node = NodeBeat(node_rank, nodes, every_s=interval) if node_rank is not None else None
         self._next_node = 0.0
         # v1.2: the node file's writer also writes the stacks of a stuck training thread. Checked on every rank
         # (a bad setting fails all of them alike), used where the node file is written.
@@ -110,6 +110,7 @@ class Run:
                 after = parse_after(raw, "TRAINWATCH_STACK_AFTER") if raw else DEFAULT_AFTER
             if self._node is not None:
                 self._stacks = StackWatch(self._node, lambda: self._worker, after)
+                self._node.stack_after = self._stacks.in_force  # v1.3: `stack_after_s` in the node file
 
     # -- public face ---------------------------------------------------------------------------
 
