@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Makes sure the Python tools the tests and the local mode use are installed; installs what is missing:
-// moto server (the local AWS emulator) and the AWS CLI (the documented bash heartbeat snippet is tested with it).
+// moto server (the local AWS emulator) and the AWS CLI (the documented bash heartbeat snippet is tested with it),
+// then MiniStack in its own virtual environment (scripts/ensure-ministack.mjs).
 import { spawnSync } from 'node:child_process';
+import { ensureMiniStack } from './ensure-ministack.mjs';
 
 const TOOLS = [
   {
@@ -29,3 +31,5 @@ for (const { spec, probe } of TOOLS) {
     process.exit(1);
   }
 }
+
+ensureMiniStack();
