@@ -6,6 +6,7 @@ import { awsClients } from '../local/awsClients.js';
 import { startEmulator } from '../local/emulator.js';
 import { benchAged } from './aged.js';
 import { SENTINEL_MEDIAN_BEFORE_MS, TARGETS } from './before.js';
+import { detectSimReport } from './detectSim.js';
 import { fleet, type Once, sweepOnce } from './fleet.js';
 import { healthSim, healthSimLine } from './healthSim.js';
 import { benchMultiNode } from './multiNode.js';
@@ -23,7 +24,7 @@ const { values } = parseArgs({
     // live fleet sizes x ended runs beside them (issue 24), e.g. `--aged 1000,10000x20000`
     aged: { type: 'string', default: '1000,10000x20000' },
     // e.g. `--only sentinel,bundles`: the cold-start figures without the sweeps' minutes of seeding.
-    only: { type: 'string', default: 'sweep,aged,nodes,health,stacks,sentinel,bundles' },
+    only: { type: 'string', default: 'sweep,aged,nodes,health,stacks,detect,sentinel,bundles' },
     'skip-bundles': { type: 'boolean' },
   },
 });
@@ -34,7 +35,9 @@ const STALL_MIN = 30;
 const K = STALL_MIN / 2;
 const SWEEP_TIMEOUT_MS = 20 * 60_000; // a healthy run's progress.json is read at most once per half stall threshold
 
-const emulator = await startEmulator();
+// The simulations (health, stacks, detect) and the bundles need no emulator: `--only detect` starts none.
+const emulated = ['sweep', 'aged', 'nodes', 'sentinel'].some((p) => parts.has(p));
+const emulator = emulated ? await startEmulator() : undefined;
 process.env.AWS_ACCESS_KEY_ID ??= 'bench';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'bench';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -43,11 +46,14 @@ const row = (label: string, cells: string[]) =>
   console.log(`${label.padEnd(30)}${cells.map((c) => c.padStart(14)).join('')}`);
 
 try {
-  console.log(
-    `trainwatch bench: moto server ${emulator.endpoint}; one sweep = one Lambda invocation (fresh process, ${MEMORY_GB * 1024} MB budget)`,
-  );
-  console.log(`fleet mix: ${MIX.map((m) => `${m.share * 100}% ${m.kind}`).join(', ')}\n`);
+  if (emulator) {
+    console.log(
+      `trainwatch bench: moto server ${emulator.endpoint}; one sweep = one Lambda invocation (fresh process, ${MEMORY_GB * 1024} MB budget)`,
+    );
+    console.log(`fleet mix: ${MIX.map((m) => `${m.share * 100}% ${m.kind}`).join(', ')}\n`);
+  }
   for (const n of sizes) {
+    if (!emulator) break; // sizes come with `sweep`, which starts the emulator
     const name = `bench-${n}-${Date.now() % 100000}`;
     const { env, app } = await fleet(emulator.endpoint, name, STALL_MIN);
     const t0 = performance.now();
@@ -175,25 +181,27 @@ try {
       `prices (us-east-1 list): S3 LIST $${PRICES.s3ListPer1k}/1k, GET/HEAD $${PRICES.s3GetPer1k}/1k; DynamoDB on-demand $${PRICES.ddbWritePerMillionWru}/M WRU, $${PRICES.ddbReadPerMillionRru}/M RRU; Lambda arm64 $${PRICES.lambdaArmPerGbSecond}/GB-s + $${PRICES.lambdaPerMillionRequests}/M requests. Wall times are the emulator's (its Scan and LIST are far slower than AWS's), so the Lambda share of the cost is an upper bound.\n`,
     );
 
-  if (parts.has('aged') && values.aged) {
+  if (emulator && parts.has('aged') && values.aged) {
     const [live, ended] = values.aged.split('x') as [string, string];
     await benchAged(emulator.endpoint, live.split(',').map(Number), Number(ended));
   }
-  if (parts.has('nodes') && values.nodes && values.nodes !== '0') {
+  if (emulator && parts.has('nodes') && values.nodes && values.nodes !== '0') {
     const [runs, nodes] = values.nodes.split('x').map(Number) as [number, number];
     await benchMultiNode(emulator.endpoint, runs, nodes);
   }
   if (parts.has('health')) console.log(`${healthSimLine(healthSim())}\n`);
   if (parts.has('stacks')) console.log(`${stackSimReport()}\n`);
+  // Detection on the defaults (issue 30): the real checkRun over simulated runs, a sweep a minute.
+  if (parts.has('detect')) console.log(`${await detectSimReport()}\n`);
 
-  if (parts.has('sentinel')) {
+  if (emulator && parts.has('sentinel')) {
     const latency = await sentinelLatency(emulator.endpoint, 25);
     console.log(
       `sentinel path (_error PUT -> EventBridge -> SQS -> handler -> Slack+SNS+EventBridge sent), ${latency.samples} runs: median ${latency.median} ms, p95 ${latency.p95} ms, max ${latency.max} ms (target: median <= ${TARGETS.sentinelMedianMs} ms: ${latency.median <= TARGETS.sentinelMedianMs ? 'PASS' : 'MISS'}; before: ${SENTINEL_MEDIAN_BEFORE_MS} ms)\n`,
     );
   }
 } finally {
-  await emulator.stop();
+  await emulator?.stop();
 }
 
 if (parts.has('bundles') && !values['skip-bundles'] && existsSync(new URL('./bundles.ts', import.meta.url))) {
