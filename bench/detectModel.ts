@@ -103,7 +103,8 @@ export function shapeOf(seed: number, fault: FaultKind | undefined, hours: numbe
 
   // The fault: ≥ 20 min after training began (the brief), uniformly up to 90 min.
   let faultAt = fault ? first + between(r, 20, 90) * MIN : Number.POSITIVE_INFINITY;
-  const end = fault ? faultAt + 45 * MIN : start + hours * 60 * MIN;
+  // Pauses are drawn past any place the fault may move to (below); a fault run ends 45 min after its fault.
+  const horizon = fault ? faultAt + 6 * 60 * MIN : start + hours * 60 * MIN;
 
   // Healthy pauses (in every run: a fault run has them before its fault too).
   const pauses: Pause[] = [];
@@ -112,7 +113,7 @@ export function shapeOf(seed: number, fault: FaultKind | undefined, hours: numbe
   if (r() < 0.5) {
     const every = between(r, 60, 180) * MIN;
     const phase = r() < 0.5;
-    for (let t = first + every * between(r, 0.3, 1); t < end; t += every)
+    for (let t = first + every * between(r, 0.3, 1); t < horizon; t += every)
       pauses.push({ kind: 'eval', from: t, to: t + between(r, 5, 40) * MIN, phase, node: 0 });
   }
   // Checkpoints: 70 % of runs, 1–20 min each (100 GB – 1 TB of state at 1–2 GB/s to FSx or S3), every
@@ -121,13 +122,13 @@ export function shapeOf(seed: number, fault: FaultKind | undefined, hours: numbe
     const dur = logUniform(r, 1, 20) * MIN;
     const every = Math.max(3 * dur, between(r, 30, 120) * MIN);
     const phase = r() < 0.5;
-    for (let t = first + every * between(r, 0.3, 1); t < end; t += every)
+    for (let t = first + every * between(r, 0.3, 1); t < horizon; t += every)
       pauses.push({ kind: 'ckpt', from: t, to: t + dur * between(r, 0.8, 1.2), phase, node: 0 });
   }
   // A writer paused by the GIL for 10–60 s (tokenizing a shard, pickling a large object, a C call that
   // keeps the GIL: issue 30's torch.save), in 30 % of runs, about once every 2 h.
   if (r() < 0.3)
-    for (let t = first + between(r, 10, 120) * MIN; t < end; t += between(r, 60, 180) * MIN)
+    for (let t = first + between(r, 10, 120) * MIN; t < horizon; t += between(r, 60, 180) * MIN)
       pauses.push({
         kind: 'gil',
         from: t,
@@ -148,6 +149,7 @@ export function shapeOf(seed: number, fault: FaultKind | undefined, hours: numbe
   // The fault lands in training, not inside a pause: moved to a minute after the pause it fell in.
   for (const p of pauses) if (faultAt >= p.from - MIN && faultAt < p.to + MIN) faultAt = p.to + MIN;
   const kept = fault ? pauses.filter((p) => p.from < faultAt) : pauses;
+  const end = fault ? faultAt + 45 * MIN : horizon;
 
   let f: Fault | undefined;
   if (fault) {
