@@ -285,9 +285,27 @@ export interface Report {
   readonly runHours: number;
   readonly healthyRuns: number;
   readonly falseAlarms: number;
+  /** False alarms by what they said (state and the rule's words). */
+  readonly falseByKind: Readonly<Record<string, number>>;
   readonly examples: readonly string[];
   readonly faults: readonly Scored[];
   readonly sweeps: number;
+}
+
+/** What kind of alert: its state and the rule that spoke, for the false-alarm breakdown. */
+function kindOf(state: string, reason: string): string {
+  const rule = /^throughput fell/.test(reason)
+    ? 'throughput'
+    : /^(metadata|progress)\.json not updated/.test(reason)
+      ? 'a heartbeat file stale'
+      : /silent for/.test(reason)
+        ? 'node silent'
+        : /idle/.test(reason)
+          ? 'idle GPUs'
+          : /straggl/.test(reason)
+            ? 'straggler'
+            : '';
+  return rule ? `${state} (${rule})` : state;
 }
 
 /** Runs `seeds`: one healthy run and one fault run per seed (the fault kinds in turn). */
@@ -300,12 +318,14 @@ export async function detectSeeds(
   let sweeps = 0;
   const examples: string[] = [];
   const faults: Scored[] = [];
+  const falseByKind: Record<string, number> = {};
   for (const seed of seeds) {
     const h = await drive(simulate(healthyShape(seed)), d);
     runHours += (h.shape.end - h.shape.start) / (60 * MIN);
     sweeps += h.sweeps;
     for (const a of h.alerts.filter((x) => !QUIET.has(x.state))) {
       falseAlarms++;
+      falseByKind[kindOf(a.state, a.reason)] = (falseByKind[kindOf(a.state, a.reason)] ?? 0) + 1;
       if (examples.length < 8)
         examples.push(
           `seed ${seed} (${h.shape.nodes} nodes, step ${h.shape.tau.toFixed(1)} s) at +${Math.round((a.at - h.shape.start) / MIN)}m: ${a.state}: ${a.reason}`,
@@ -315,7 +335,7 @@ export async function detectSeeds(
     sweeps += f.sweeps;
     faults.push(score(f, seed));
   }
-  return { runHours, healthyRuns: seeds.length, falseAlarms, examples, faults, sweeps };
+  return { runHours, healthyRuns: seeds.length, falseAlarms, falseByKind, examples, faults, sweeps };
 }
 
 const range = (from: number, to: number, step = 1, offset = 0) =>
@@ -358,6 +378,10 @@ export async function detectSim(label: string, from: number, to: number, workers
     runHours: parts.reduce((t, p) => t + p.runHours, 0),
     healthyRuns: parts.reduce((t, p) => t + p.healthyRuns, 0),
     falseAlarms: parts.reduce((t, p) => t + p.falseAlarms, 0),
+    falseByKind: parts.reduce<Record<string, number>>((t, p) => {
+      for (const [k, v] of Object.entries(p.falseByKind)) t[k] = (t[k] ?? 0) + v;
+      return t;
+    }, {}),
     examples: parts.flatMap((p) => p.examples).slice(0, 8),
     faults,
     sweeps: parts.reduce((t, p) => t + p.sweeps, 0),
@@ -494,6 +518,8 @@ export function detectTable(r: Report, failures = 0): string {
   lines.push(
     `  false alarms: ${r.falseAlarms} on healthy runs (${((1000 * r.falseAlarms) / Math.max(1, r.runHours)).toFixed(2)} per 1,000 run-hours); ${early.length} fault runs alerted before their fault`,
   );
+  const kinds = Object.entries(r.falseByKind).sort((a, b) => b[1] - a[1]);
+  if (kinds.length) lines.push(`    by kind: ${kinds.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   for (const e of r.examples) lines.push(`    ${e}`);
   for (const e of early.slice(0, 3)) lines.push(`    before the fault (seed ${e.seed}): ${e.early}`);
   const t = targets(r);
