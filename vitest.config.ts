@@ -2,8 +2,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/globalSetup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
@@ -14,5 +12,27 @@ export default defineConfig({
       AWS_SECRET_ACCESS_KEY: 'testing',
       AWS_REGION: 'us-east-1',
     },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'emulator',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/deploy/**'],
+          globalSetup: ['test/support/globalSetup.ts'],
+        },
+      },
+      {
+        // The stack deployed into MiniStack (README "Deploy, start to first alert"): its own emulator.
+        extends: true,
+        test: {
+          name: 'deploy',
+          include: ['test/deploy/**/*.test.ts'],
+          globalSetup: ['test/deploy/globalSetup.ts'],
+          hookTimeout: 300_000,
+          testTimeout: 240_000,
+        },
+      },
+    ],
   },
 });

@@ -224,29 +224,47 @@ export async function command(
     return `${stdout}${stderr}`;
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${file} ${args.join(' ')} failed: ${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+    throw new Error(
+      `${file} ${args.join(' ')} failed: ${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`,
+    );
   }
 }
 
 /** The `aws` CLI against MiniStack, JSON out (as the README's steps run it). */
 export async function aws(ms: MiniStack, args: string[], env?: Record<string, string>): Promise<unknown> {
   // --endpoint-url: the AWS CLI v1 ignores AWS_ENDPOINT_URL for some services (SQS).
-  const out = await command(ms, 'python3', ['-m', 'awscli', ...args, '--endpoint-url', ms.endpoint, '--output', 'json'], {
-    env,
-  });
+  const out = await command(
+    ms,
+    'python3',
+    ['-m', 'awscli', ...args, '--endpoint-url', ms.endpoint, '--output', 'json'],
+    {
+      env,
+    },
+  );
   return out.trim() ? JSON.parse(out) : undefined;
 }
 
+/** Loopback stand-ins for the outside hosts the functions call (no outside host is reachable here). */
+export interface OutsideHosts {
+  /** The Slack Web API (`TRAINWATCH_SLACK_API_URL`), ending in `/`. */
+  readonly slackApiUrl: string;
+  /** The PagerDuty Events API v2 (`TRAINWATCH_PAGERDUTY_URL`). */
+  readonly pagerDutyUrl: string;
+}
+
 /**
- * What MiniStack cannot host, removed from the synthesized template and nothing else: the two
- * `AWS::SSM::Document`s (its CloudFormation rejects the type and its SSM has no CreateDocument). Their
- * generated names, referenced by remediation's environment and its `ssm:SendCommand` resources, become
- * fixed names. Returns what it replaced.
+ * The synthesized template with what MiniStack cannot host taken out, and nothing else changed but where
+ * the functions find Slack and PagerDuty:
+ * - the two `AWS::SSM::Document`s (its CloudFormation rejects the type and its SSM has no CreateDocument);
+ *   their generated names, in remediation's environment and its `ssm:SendCommand` resources, become fixed
+ *   names that exist nowhere;
+ * - slack.com and events.pagerduty.com: each function's environment gains the two settings the runtime
+ *   already reads for tests and the local mode (lambdas/settings/registry.ts), pointing at loopback servers.
  */
-export function emulatorTemplate(template: { Resources: Record<string, { Type: string }> }): {
-  template: unknown;
-  removed: Record<string, string>;
-} {
+export function emulatorTemplate(
+  template: { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> },
+  hosts?: OutsideHosts,
+): { template: unknown; removed: Record<string, string> } {
   const removed: Record<string, string> = {};
   for (const [id, r] of Object.entries(template.Resources))
     if (r.Type === 'AWS::SSM::Document') removed[id] = `trainwatch-emulator-${id.toLowerCase()}`;
@@ -262,7 +280,16 @@ export function emulatorTemplate(template: { Resources: Record<string, { Type: s
     }
     return x;
   };
-  return { template: replace({ ...template, Resources: resources }), removed };
+  const out = replace({ ...template, Resources: resources }) as typeof template;
+  if (hosts)
+    for (const r of Object.values(out.Resources)) {
+      const vars = (r.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)
+        ?.Variables;
+      if (r.Type !== 'AWS::Lambda::Function' || !vars) continue;
+      vars.TRAINWATCH_SLACK_API_URL = hosts.slackApiUrl;
+      vars.TRAINWATCH_PAGERDUTY_URL = hosts.pagerDutyUrl;
+    }
+  return { template: out, removed };
 }
 
 /** A deployed stack: its outputs and how long each README step took. */
@@ -282,8 +309,9 @@ export interface Deployment {
 export async function deploy(
   ms: MiniStack,
   config: Record<string, unknown>,
-  log: (line: string) => void = () => {},
+  opts: { hosts?: OutsideHosts; log?: (line: string) => void } = {},
 ): Promise<Deployment> {
+  const log = opts.log ?? (() => {});
   const configFile = join(ms.dir, 'trainwatch.yaml');
   await writeFile(configFile, stringify(config));
   const stackName = String(config.stackName ?? 'Trainwatch');
@@ -303,7 +331,7 @@ export async function deploy(
     }),
   );
   const templateFile = join(assembly, `${stackName}.template.json`);
-  const variant = emulatorTemplate(JSON.parse(await readFile(templateFile, 'utf8')));
+  const variant = emulatorTemplate(JSON.parse(await readFile(templateFile, 'utf8')), opts.hosts);
   await writeFile(templateFile, JSON.stringify(variant.template));
   const outputsFile = join(ms.dir, 'outputs.json');
   const deploySeconds = await timed('npx cdk deploy', () =>
@@ -334,10 +362,16 @@ export async function destroy(ms: MiniStack, d: Deployment): Promise<void> {
 }
 
 /** A role that training instances would use, holding only `policyArn`; its session's credentials. */
-export async function assumeRoleWith(ms: MiniStack, roleName: string, policyArn: string): Promise<Credentials> {
+export async function assumeRoleWith(
+  ms: MiniStack,
+  roleName: string,
+  policyArn: string,
+): Promise<Credentials> {
   const trust = JSON.stringify({
     Version: '2012-10-17',
-    Statement: [{ Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${ACCOUNT}:root` }, Action: 'sts:AssumeRole' }],
+    Statement: [
+      { Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${ACCOUNT}:root` }, Action: 'sts:AssumeRole' },
+    ],
   });
   await aws(ms, ['iam', 'create-role', '--role-name', roleName, '--assume-role-policy-document', trust]);
   await aws(ms, ['iam', 'attach-role-policy', '--role-name', roleName, '--policy-arn', policyArn]);
@@ -346,7 +380,14 @@ export async function assumeRoleWith(ms: MiniStack, roleName: string, policyArn:
 
 /** Credentials of a session of `roleArn`, assumed with the administrator's. */
 export async function assumeRole(ms: MiniStack, roleArn: string): Promise<Credentials> {
-  const r = (await aws(ms, ['sts', 'assume-role', '--role-arn', roleArn, '--role-session-name', 'trainwatch-check'])) as {
+  const r = (await aws(ms, [
+    'sts',
+    'assume-role',
+    '--role-arn',
+    roleArn,
+    '--role-session-name',
+    'trainwatch-check',
+  ])) as {
     Credentials: { AccessKeyId: string; SecretAccessKey: string; SessionToken: string };
   };
   return {
@@ -368,7 +409,17 @@ export function credentialsEnv(c: Credentials): Record<string, string> {
 /** The parameters the README has a user put after deploying (steps 5 and "Slack app"), as SecureStrings. */
 export async function putParameters(ms: MiniStack, params: Record<string, string>): Promise<void> {
   for (const [name, value] of Object.entries(params))
-    await aws(ms, ['ssm', 'put-parameter', '--name', name, '--type', 'SecureString', '--value', value, '--overwrite']);
+    await aws(ms, [
+      'ssm',
+      'put-parameter',
+      '--name',
+      name,
+      '--type',
+      'SecureString',
+      '--value',
+      value,
+      '--overwrite',
+    ]);
 }
 
 /** The parameters the deployed configuration names, with values of the right shapes (none reach a real service). */
@@ -406,4 +457,62 @@ export function deployedConfig(stackName = 'Trainwatch'): Record<string, unknown
     removalPolicy: 'retain',
     retention: { logsDays: 30, runsDays: 90, historyDays: 90, endedAfter: '1s' },
   };
+}
+
+/** A deployment set up as the README's steps 4–6 leave it: parameters filled, an alert queue, a writer role. */
+export interface Trial {
+  readonly deployment: Deployment;
+  /** An SQS queue subscribed to the alert topic (as `aws sns subscribe` adds an endpoint). */
+  readonly alertQueueUrl: string;
+  /** A session of a role holding only the writer policy the stack outputs (a training instance's role). */
+  readonly writer: Credentials;
+}
+
+/** Deploys (README steps 1–3) and does steps 4–6: what the deployment test and `trainwatch local --deployed` run. */
+export async function deployTrial(
+  ms: MiniStack,
+  opts: { hosts?: OutsideHosts; log?: (line: string) => void; config?: Record<string, unknown> } = {},
+): Promise<Trial> {
+  const d = await deploy(ms, opts.config ?? deployedConfig(), opts);
+  // Step 5 and "Slack app": the parameters the stack reads, never creates.
+  await putParameters(ms, DEPLOYED_PARAMETERS);
+  const topicArn = d.outputs.AlertTopicArn!;
+  const queue = (await aws(ms, ['sqs', 'create-queue', '--queue-name', 'trainwatch-alerts-check'])) as {
+    QueueUrl: string;
+  };
+  const queueArn = `arn:aws:sqs:${REGION}:${ACCOUNT}:trainwatch-alerts-check`;
+  const policy = {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Effect: 'Allow',
+        Principal: { Service: 'sns.amazonaws.com' },
+        Action: 'sqs:SendMessage',
+        Resource: queueArn,
+        Condition: { ArnEquals: { 'aws:SourceArn': topicArn } },
+      },
+    ],
+  };
+  await aws(ms, [
+    'sqs',
+    'set-queue-attributes',
+    '--queue-url',
+    queue.QueueUrl,
+    '--attributes',
+    JSON.stringify({ Policy: JSON.stringify(policy) }),
+  ]);
+  // Step 4: one more subscriber.
+  await aws(ms, [
+    'sns',
+    'subscribe',
+    '--topic-arn',
+    topicArn,
+    '--protocol',
+    'sqs',
+    '--notification-endpoint',
+    queueArn,
+  ]);
+  // Step 6: the training instance's role holds the writer policy.
+  const writer = await assumeRoleWith(ms, 'training-instance', d.outputs.WriterPolicyArn!);
+  return { deployment: d, alertQueueUrl: queue.QueueUrl, writer };
 }

@@ -4,11 +4,15 @@ import { ConfigError } from '../../lambdas/core/errors.js';
 import type { RemediationDeps } from '../../lambdas/core/remediation/index.js';
 import { handleRemediation } from '../../lambdas/handlers/remediate.js';
 import { remediationDeps } from '../../lambdas/remediationDeps.js';
+import { runDeployed } from '../../local/deployedMode.js';
 import { runLocal } from '../../local/localMode.js';
 import { pythonExample } from '../../local/pythonExample.js';
 import { simulatedInstances } from '../../local/simulatedInstance.js';
 
-/** `trainwatch local [--max-seconds N] [--sweep-every S] [--no-python] [--keep-running]`: the watchdog on the emulator. */
+/**
+ * `trainwatch local [--max-seconds N] [--sweep-every S] [--no-python] [--keep-running]`: the watchdog on the emulator.
+ * `trainwatch local --deployed [--max-seconds N] [--keep-running]`: the real stack deployed into MiniStack.
+ */
 export async function run(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -17,6 +21,7 @@ export async function run(args: string[]): Promise<number> {
       'sweep-every': { type: 'string' },
       'no-python': { type: 'boolean' },
       'keep-running': { type: 'boolean' },
+      deployed: { type: 'boolean' },
     },
   });
   const maxSeconds = Number(values['max-seconds'] ?? 150);
@@ -25,6 +30,13 @@ export async function run(args: string[]): Promise<number> {
     throw new ConfigError('--max-seconds and --sweep-every take positive numbers of seconds');
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
+  if (values.deployed)
+    return runDeployed({
+      maxSeconds: Number(values['max-seconds'] ?? 300),
+      keepRunning: values['keep-running'],
+      out: (line) => console.log(line),
+      signal: controller.signal,
+    });
   let deps: RemediationDeps | undefined;
   return runLocal({
     maxSeconds,
