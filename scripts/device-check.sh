@@ -2,7 +2,7 @@
 # On a real GPU machine: records what trainwatch's GPU readers see, and real runs of the Python client, for the
 # tests to replay (test/unit/deviceRecordings.test.ts reads them from test/fixtures/device/).
 #   bash scripts/device-check.sh OUTDIR [all|gpus|runs]   (needs nvidia-smi, and python3 with torch; NVML via
-#                                                          nvidia-ml-py; `runs` takes about 4 minutes)
+#                                                          nvidia-ml-py; `runs` takes about 12 minutes)
 # gpus: with the GPUs idle and then busy under a torch matmul loop, records
 #   - nvidia-smi's answers to the exact queries of the node file (Python client, CLI) and of diagnose.sh;
 #   - the Python client's node file, read through NVML and through nvidia-smi;
@@ -18,6 +18,17 @@
 #     blocked in CUDA, node files with the GPU busy and no step;
 #   - slow-loader: steps at full speed, then a data loader slowed 1000x (1.5 s a batch, GPU idle): node files
 #     whose rates should follow within one interval, and no stacks (slow is not stuck).
+#   and on the client's DEFAULT settings (interval 60 s, stack_after 60 s following the cadence, stacks rewritten
+#   every 5 minutes; no TRAINWATCH_* setting), CPU only, torchrun with two single-process "nodes" on gloo, steps
+#   of ~0.5 s for ~4 minutes (a cadence history), then (all three at once, about 12 minutes in all):
+#   - hang-default: node 1's data loader blocks for good while node 0 waits in all_reduce; recorded 6.5 minutes
+#     more (stacks ~60 s in, rewritten ~6 minutes in), then SIGKILL;
+#   - pg-timeout: the same, with init_process_group(timeout=150 s): node 0's all_reduce raises after the stacks
+#     exist and the client writes _error; recorded until the job ends (SIGKILL 10 minutes after the launch at most);
+#   - frozen-rank0: node 0 (global rank 0, the writer of metadata.json and progress.json) stops itself whole
+#     (SIGSTOP) while node 1 beats on and waits in all_reduce; recorded 4 minutes more, then SIGKILL.
+#   TW_RUNS="hang-default frozen-rank0" bash scripts/device-check.sh OUT runs records only those (of hang, frozen,
+#   cuda-hang, slow-loader, hang-default, pg-timeout, frozen-rank0; default all).
 set -u
 OUT=${1:?usage: device-check.sh OUTDIR [all|gpus|runs]}
 MODE=${2:-all}
@@ -85,6 +96,32 @@ EOF
   wait
 }
 
+wanted() { # $1: a recording's name; true when TW_RUNS (default: all) names it
+  [ -z "${TW_RUNS:-}" ] || [[ " $TW_RUNS " == *" $1 "* ]]
+}
+
+# On the client's defaults: $1 the recording (its mode), $2 a port, $3 seconds to the fault, $4 seconds in all, from
+# the launch (then every process of the job left is killed with SIGKILL; a job may end sooner). The fault comes $3 s after the process group is up (TW_FAULT_AFTER).
+record_default() {
+  local dir="$OUT/run-$1"
+  mkdir -p "$dir"
+  for node in 0 1; do
+    (cd "$WORK" && env -u TRAINWATCH_STACK_AFTER -u TRAINWATCH_STACKS TW_FAULT_AFTER="$3" \
+      PYTHONPATH="$WORK:$PYTHONPATH" timeout -s KILL "$4" "$PY" -m torch.distributed.run --nnodes=2 \
+      --node-rank=$node --nproc-per-node=1 --master-addr=127.0.0.1 --master-port="$2" defaults.py "$1" "$dir" \
+      >"$dir/node$node.log" 2>&1) &
+  done
+  local deadline=$((SECONDS + $4))
+  while [ $SECONDS -lt $deadline ] && [ -n "$(jobs -rp)" ]; do sleep 2; done
+  for pidfile in "$dir"/pid-*; do # the training processes, which outlive a killed torchrun, and their data loader
+    # workers (torchrun starts each training process in a session, so a group, of its own)
+    [ -f "$pidfile" ] && { kill -KILL -- "-$(cat "$pidfile")" || kill -KILL "$(cat "$pidfile")"; } 2>/dev/null
+    rm -f "$pidfile"
+  done
+  wait
+  return 0
+}
+
 runs() {
   # A stand-in S3 client: each object lands in ROOT/live/KEY (deleted on delete), and every write and delete, in
   # order, in ROOT/ops-PID.jsonl (time, op, key, size) with the written bytes in ROOT/writes/.
@@ -127,12 +164,53 @@ class FileS3:
     def get_object(self, Bucket, Key):
         raise NoSuchKey(Key)  # every recording is a first attempt
 
+def watch_defaults(run_id, root):
+    """The client as a user's three lines give it: only the stand-in S3 client differs."""
+    import trainwatch
+    return trainwatch.watch(run_id, "recordings", s3_client=FileS3(root))
+
 def watch(run_id, root, **options):
     import trainwatch, trainwatch._stacks
     trainwatch._stacks.REWRITE_EVERY = 20.0  # 5 minutes in production: a recording cannot wait that long
     options = {"interval": 3, "stack_after": 10, "handle_sigterm": False, **options}
     return trainwatch.watch(run_id, "recordings", s3_client=FileS3(root), **options)
 EOF
+
+  # On the defaults (see the top): one training script, the fault chosen by its first argument.
+  cat >"$WORK/defaults.py" <<'EOF'
+import os, signal, sys, threading, time
+from datetime import timedelta
+import torch, torch.distributed as dist
+from tw_record import watch_defaults
+mode, root = sys.argv[1], sys.argv[2]
+dist.init_process_group("gloo", **({"timeout": timedelta(seconds=150)} if mode == "pg-timeout" else {}))
+fault_at = time.time() + float(os.environ["TW_FAULT_AFTER"])  # both nodes: the rendezvous ends together
+rank = dist.get_rank()
+with open(os.path.join(root, f"pid-{rank}"), "w") as f:
+    f.write(str(os.getpid()))
+
+class Data(torch.utils.data.Dataset):
+    def __len__(self):
+        return 10**7
+    def __getitem__(self, i):
+        if mode != "frozen-rank0" and rank == 1 and time.time() >= fault_at:
+            threading.Event().wait()  # a worker stuck for good (a dead NFS mount, a deadlocked decoder)
+        return torch.randn(64)
+
+batches = iter(torch.utils.data.DataLoader(Data(), batch_size=8, num_workers=2))  # workers forked before our thread
+with watch_defaults(f"device-{mode}", root) as run:
+    for step, batch in enumerate(batches):
+        if mode == "frozen-rank0" and rank == 0 and time.time() >= fault_at:
+            os.kill(os.getpid(), signal.SIGSTOP)  # frozen whole: its writer thread (metadata, progress) too
+        loss = batch.sum()
+        dist.all_reduce(loss)
+        run.progress(step, samples=8)
+        time.sleep(0.5)
+EOF
+  defaults=()
+  if wanted hang-default; then record_default hang-default 29521 240 720 & defaults+=($!); fi
+  if wanted pg-timeout; then record_default pg-timeout 29522 240 600 & defaults+=($!); fi
+  if wanted frozen-rank0; then record_default frozen-rank0 29523 240 560 & defaults+=($!); fi
 
   # hang: node 1's data loader worker never returns batch 20; node 0 then waits in all_reduce for it.
   cat >"$WORK/hang.py" <<'EOF'
@@ -157,13 +235,17 @@ with watch("device-hang", sys.argv[1]) as run:
         run.progress(step, samples=8)
         time.sleep(0.05)
 EOF
-  mkdir -p "$OUT/run-hang"
-  for node in 0 1; do
-    (cd "$WORK" && PYTHONPATH="$WORK:$PYTHONPATH" timeout -k 5 75 "$PY" -m torch.distributed.run --nnodes=2 \
-      --node-rank=$node --nproc-per-node=1 --master-addr=127.0.0.1 --master-port=29517 hang.py "$OUT/run-hang" \
-      >"$OUT/run-hang/node$node.log" 2>&1) &
-  done
-  wait
+  if wanted hang; then
+    mkdir -p "$OUT/run-hang"
+    nodes=()
+    for node in 0 1; do
+      (cd "$WORK" && PYTHONPATH="$WORK:$PYTHONPATH" timeout -k 5 75 "$PY" -m torch.distributed.run --nnodes=2 \
+        --node-rank=$node --nproc-per-node=1 --master-addr=127.0.0.1 --master-port=29517 hang.py "$OUT/run-hang" \
+        >"$OUT/run-hang/node$node.log" 2>&1) &
+      nodes+=($!)
+    done
+    wait "${nodes[@]}"
+  fi
 
   # frozen: the same job, but node 1's process is stopped whole at step 20 (SIGSTOP: its writer thread too):
   # node 0 waits in all_reduce and writes its stack; node 1 writes nothing more.
@@ -181,14 +263,18 @@ with watch("device-frozen", sys.argv[1]) as run:
         run.progress(step, samples=8)
         time.sleep(0.05)
 EOF
-  mkdir -p "$OUT/run-frozen"
-  for node in 0 1; do
-    (cd "$WORK" && PYTHONPATH="$WORK:$PYTHONPATH" timeout -s KILL 75 "$PY" -m torch.distributed.run --nnodes=2 \
-      --node-rank=$node --nproc-per-node=1 --master-addr=127.0.0.1 --master-port=29518 frozen.py "$OUT/run-frozen" \
-      >"$OUT/run-frozen/node$node.log" 2>&1) &
-  done
-  wait
-  pkill -KILL -f "frozen.py $OUT/run-frozen" 2>/dev/null || true
+  if wanted frozen; then
+    mkdir -p "$OUT/run-frozen"
+    nodes=()
+    for node in 0 1; do
+      (cd "$WORK" && PYTHONPATH="$WORK:$PYTHONPATH" timeout -s KILL 75 "$PY" -m torch.distributed.run --nnodes=2 \
+        --node-rank=$node --nproc-per-node=1 --master-addr=127.0.0.1 --master-port=29518 frozen.py "$OUT/run-frozen" \
+        >"$OUT/run-frozen/node$node.log" 2>&1) &
+      nodes+=($!)
+    done
+    wait "${nodes[@]}"
+    pkill -KILL -f "frozen.py $OUT/run-frozen" 2>/dev/null || true
+  fi
 
   # cuda-hang: 20 steps, then a kernel that spins for minutes; `.item()` waits for it.
   cat >"$WORK/cuda_hang.py" <<'EOF'
@@ -203,9 +289,11 @@ with watch("device-cuda-hang", sys.argv[1]) as run:
     (x @ x).sum().item()
     run.progress(20, samples=32)
 EOF
-  mkdir -p "$OUT/run-cuda-hang"
-  (cd "$WORK" && PYTHONPATH="$WORK:$PYTHONPATH" timeout -k 5 50 "$PY" cuda_hang.py "$OUT/run-cuda-hang" \
-    >"$OUT/run-cuda-hang/process.log" 2>&1)
+  if wanted cuda-hang; then
+    mkdir -p "$OUT/run-cuda-hang"
+    (cd "$WORK" && PYTHONPATH="$WORK:$PYTHONPATH" timeout -k 5 50 "$PY" cuda_hang.py "$OUT/run-cuda-hang" \
+      >"$OUT/run-cuda-hang/process.log" 2>&1)
+  fi
 
   # slow-loader: 20 s at full speed on the GPU, then each batch waits 1.5 s for data (the GPU idles).
   cat >"$WORK/slow_loader.py" <<'EOF'
@@ -231,9 +319,12 @@ with watch("device-slow-loader", sys.argv[1], interval=5) as run:
         if time.time() > slow_from + 35:
             break
 EOF
-  mkdir -p "$OUT/run-slow-loader"
-  (cd "$WORK" && PYTHONPATH="$WORK:$PYTHONPATH" timeout -k 5 90 "$PY" slow_loader.py "$OUT/run-slow-loader" \
-    >"$OUT/run-slow-loader/process.log" 2>&1)
+  if wanted slow-loader; then
+    mkdir -p "$OUT/run-slow-loader"
+    (cd "$WORK" && PYTHONPATH="$WORK:$PYTHONPATH" timeout -k 5 90 "$PY" slow_loader.py "$OUT/run-slow-loader" \
+      >"$OUT/run-slow-loader/process.log" 2>&1)
+  fi
+  [ ${#defaults[@]} -eq 0 ] || wait "${defaults[@]}"
 }
 
 case $MODE in
