@@ -1,6 +1,11 @@
 import { parseArgs } from 'node:util';
 import { type EndedRun, listEnded } from '../../lambdas/adapters/dynamoEndedLog.js';
 import { createApp } from '../../lambdas/app.js';
+import {
+  describeThresholds,
+  effectiveThresholds,
+  type Thresholds,
+} from '../../lambdas/core/detection/thresholds.js';
 import { formatDuration } from '../../lambdas/core/duration.js';
 import {
   DEFAULT_HEALTH_SETTINGS,
@@ -40,6 +45,8 @@ export interface StatusRow {
   ended_at: string | null;
   /** Where the run's files are now: its folder under the run prefix, or its ended folder. */
   files: string;
+  /** The stall and stale thresholds in force for this run, and why (learned from its cadence, a phase, …). */
+  thresholds: { stall_ms: number; learned_stall_ms: number | null; stale_ms: number; text: string };
 }
 
 /** Where a run's files are: `s3://bucket/{prefix}/{run_id}/` while live, its ended folder once it ended. */
@@ -60,8 +67,10 @@ export function statusRow(
   now: number,
   health: HealthSettings,
   where: { bucket: string; prefix: string } = { bucket: '', prefix: '' },
+  thresholds: Thresholds = { startupGraceMs: 0, phaseStaleAfterMs: {} },
 ): StatusRow {
   const h = healthStatus(r.health, now, effectiveHealthSettings(health, r.meta?.health));
+  const eff = effectiveThresholds(thresholds, r.meta, r.cadence, r.attempt);
   return {
     run_id: r.runId,
     state: r.state,
@@ -79,6 +88,12 @@ export function statusRow(
     health: Object.fromEntries(h.findings.map((f) => [f.kind, f.text])),
     ended_at: r.ended ? new Date(r.ended.at).toISOString() : null,
     files: filesOf(r, where.bucket, where.prefix),
+    thresholds: {
+      stall_ms: eff.stallAfterMs,
+      learned_stall_ms: eff.stuckAfterMs ?? null,
+      stale_ms: eff.staleAfterMs,
+      text: describeThresholds(eff),
+    },
   };
 }
 
@@ -174,17 +189,12 @@ export async function run(args: string[]): Promise<number> {
   }
   const where = { bucket: app.config.bucket, prefix: app.config.prefix };
   const rows: (StatusRow & { nodes?: NodeRow[] })[] = records.map((r) =>
-    statusRow(r, now, app.deps.health ?? DEFAULT_HEALTH_SETTINGS, where),
+    statusRow(r, now, app.deps.health ?? DEFAULT_HEALTH_SETTINGS, where, app.config.thresholds),
   );
   // One run asked for by id: its nodes too, fresh from a LIST (the sweep keeps no per-beat state).
   const nodes =
     runId && !records[0]!.ended && (records[0]!.nodes || records[0]!.meta?.nodes)
-      ? nodeRows(
-          records[0]!,
-          (await app.runs.listRun(runId))?.nodes ?? [],
-          now,
-          app.config.thresholds.staleAfterMs,
-        )
+      ? nodeRows(records[0]!, (await app.runs.listRun(runId))?.nodes ?? [], now, rows[0]!.thresholds.stale_ms)
       : undefined;
   if (nodes) rows[0] = { ...rows[0]!, nodes };
   if (values.json) {
@@ -196,6 +206,7 @@ export async function run(args: string[]): Promise<number> {
       ? table(rows, now)
       : `no live runs in table ${app.config.table} (status --ended lists those that ended)`,
   );
+  if (runId) console.log(`\nthresholds: ${rows[0]!.thresholds.text}`);
   if (runId)
     console.log(
       `\nfiles: ${rows[0]!.files}${records[0]!.ended ? ` (ended ${formatDuration(now - records[0]!.ended.at)} ago)` : ''}`,

@@ -1,5 +1,5 @@
 import type { Alert } from './alert.js';
-import type { WarningCause } from './pipeline/evaluate.js';
+import type { WarningCause } from './pipeline/verdict.js';
 import { RunState } from './states.js';
 
 const RESUME = 'then resume from the last checkpoint';

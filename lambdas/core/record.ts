@@ -45,7 +45,7 @@ export interface RunRecord {
   readonly state: RunState;
   readonly reason: string;
   /** What made the current WARNING (the alert's action follows it). */
-  readonly cause?: import('./pipeline/evaluate.js').WarningCause;
+  readonly cause?: import('./pipeline/verdict.js').WarningCause;
   readonly errorType?: string | null;
   readonly attempt: number;
   /** Bumped by every write; every write is conditional on it (0: not stored yet). */
@@ -84,7 +84,9 @@ export interface RunRecord {
   readonly nodes?: import('./nodes/types.js').NodeSummaries;
   /** The node count the node files themselves announce (`nodes`), when metadata.json names none. */
   readonly nodesExpected?: number;
-  /** v1.2: what the stacks of a stalled run say (read only in or entering STALLED; core/stacks). */
+  /** v1.3: the run's own cadence, from its node files' pace figures: the learned thresholds (core/detection). */
+  readonly cadence?: import('./detection/types.js').Cadence;
+  /** v1.2: what the stacks of a stuck run say (read once its step is still past a stall threshold; core/stacks). */
   readonly stacks?: StackSummary;
   /** The healthy-run rules' compact memory: rate baseline, straggler and idle-GPU tracks (core/health). */
   readonly health?: import('./health/types.js').HealthState;

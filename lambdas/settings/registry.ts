@@ -1,3 +1,5 @@
+import { FIXED } from '../core/detection/thresholds.js';
+import { formatDuration } from '../core/duration.js';
 import { parsePercent } from '../core/health/settings.js';
 import { days, duration, int, keyPrefix, optionalDuration, phases, word } from './define.js';
 import { profile, restartCommands, restartPolicy, tag } from './remediation.js';
@@ -131,24 +133,27 @@ export const SETTINGS = {
   /** @default - see {@link ThresholdProps} */
   thresholds: {
     /**
-     * A heartbeat older than this is stale (one stale: WARNING, both: TIMED_OUT).
-     * @default Duration.minutes(10)
+     * A heartbeat older than this is stale (one stale: WARNING, both: TIMED_OUT). Unset: learned from each run,
+     * 2.5 of its writers' intervals (at least 2 minutes), and 10 minutes until the run has a history.
+     * @default - learned from the run (10 minutes until it has a history)
      */
-    staleAfter: duration({
+    staleAfter: optionalDuration({
       env: 'TRAINWATCH_STALE_AFTER',
       runtime: 'thresholds.staleAfterMs',
-      default: '10m',
-      doc: 'heartbeat staleness (durations: `90s`, `10m`, `2h`, `1d`)',
+      unset: `learned from the run (${formatDuration(FIXED.staleAfterMs)} until it has a history)`,
+      doc: 'heartbeat staleness (durations: `90s`, `10m`, `2h`, `1d`); set: fixed for every run',
     }),
     /**
-     * `step` not advancing for this long while heartbeats are fresh: STALLED.
-     * @default Duration.minutes(30)
+     * `step` not advancing for this long while heartbeats are fresh: STALLED. Unset: learned from each run, 3 of
+     * its usual longest gaps between steps (at least 2 minutes) when its stacks show a hang, and 30 minutes
+     * otherwise and until the run has a history (docs/DETECTION.md).
+     * @default - learned from the run (30 minutes until it has a history)
      */
-    stallAfter: duration({
+    stallAfter: optionalDuration({
       env: 'TRAINWATCH_STALL_AFTER',
       runtime: 'thresholds.stallAfterMs',
-      default: '30m',
-      doc: '`step` not advancing this long → `STALLED`',
+      unset: `learned from the run (${formatDuration(FIXED.stallAfterMs)} until it has a history)`,
+      doc: '`step` not advancing this long → `STALLED`; set: fixed for every run',
     }),
     /**
      * How long a new run prefix may go without any heartbeat before it is TIMED_OUT.
@@ -162,12 +167,12 @@ export const SETTINGS = {
     }),
     /**
      * Longer stale thresholds while the run reports a phase (e.g. a long checkpoint write).
-     * @default { setup: 30 min, checkpointing: 30 min }
+     * @default { setup: 30 min, checkpointing: 30 min, evaluation: 30 min, validation: 30 min }
      */
     phaseStaleAfter: phases({
       env: 'TRAINWATCH_PHASE_STALE_AFTER',
       runtime: 'thresholds.phaseStaleAfterMs',
-      default: { setup: '30m', checkpointing: '30m' },
+      default: { setup: '30m', checkpointing: '30m', evaluation: '30m', validation: '30m' },
       doc: 'longer stale thresholds per `phase`',
     }),
     /**

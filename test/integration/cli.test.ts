@@ -93,6 +93,13 @@ describe('trainwatch CLI', () => {
         health: {},
         ended_at: null,
         files: `s3://${t.env.TRAINWATCH_BUCKET}/training-runs/cli-run/`,
+        // a v1 writer reports no cadence: the fixed defaults hold
+        thresholds: {
+          stall_ms: 30 * 60_000,
+          learned_stall_ms: null,
+          stale_ms: 10 * 60_000,
+          text: 'stall 30m (fixed until the run has a history); stale 10m',
+        },
       },
     ]);
   });

@@ -5,7 +5,7 @@ import { LEASE_MS, MAX_ROUNDS } from '../../lambdas/core/pipeline/outbox.js';
 import { sweep } from '../../lambdas/core/pipeline/sweep.js';
 import type { Notifier } from '../../lambdas/core/ports.js';
 import { MAX_JSON_BYTES } from '../../lambdas/core/protocol/files.js';
-import type { Thresholds } from '../../lambdas/core/thresholds.js';
+import type { Thresholds } from '../../lambdas/core/detection/thresholds.js';
 import {
   FailingNotifier,
   FakeRunStore,

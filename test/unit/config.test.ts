@@ -35,16 +35,17 @@ describe('loadConfig', () => {
       prefix: 'training-runs',
       table: 'runs',
       thresholds: {
-        staleAfterMs: 10 * M,
-        stallAfterMs: 30 * M,
+        // unset: learned from each run (core/detection), fixed 10m / 30m until it has a history
+        staleAfterMs: undefined,
+        stallAfterMs: undefined,
         startupGraceMs: 15 * M,
-        phaseStaleAfterMs: { setup: 30 * M, checkpointing: 30 * M },
+        phaseStaleAfterMs: { setup: 30 * M, checkpointing: 30 * M, evaluation: 30 * M, validation: 30 * M },
       },
       historyTtlDays: 90,
       concurrency: 16,
       region: 'us-east-1',
     });
-    expect(c.thresholds.phaseStaleAfterMs).toEqual({ setup: 30 * M, checkpointing: 30 * M });
+    expect(c.thresholds.phaseStaleAfterMs).toEqual({ setup: 30 * M, checkpointing: 30 * M, evaluation: 30 * M, validation: 30 * M });
   });
 
   it('reads every setting', () => {

@@ -3,7 +3,7 @@ import type { RunFiles } from '../../lambdas/core/listing.js';
 import { assess } from '../../lambdas/core/pipeline/evaluate.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
 import { ALL_STATES, alertsOn, type RunState } from '../../lambdas/core/states.js';
-import { effectiveThresholds, type Thresholds } from '../../lambdas/core/thresholds.js';
+import { effectiveThresholds, type Thresholds } from '../../lambdas/core/detection/thresholds.js';
 import { listed, obj, record } from '../support/fakes.js';
 
 const M = 60_000;
@@ -327,7 +327,9 @@ describe('effectiveThresholds', () => {
     { meta: { phase: 'checkpointing', staleMinutes: 20 }, stale: 45, stall: 45, why: 'phase checkpointing' },
     { meta: { phase: 'toString' }, stale: 10, stall: 30, why: 'default' },
   ])('$meta → stale $stale m, stall $stall m ($why)', ({ meta, stale, stall, why }) => {
-    expect(effectiveThresholds(T, meta)).toEqual({ staleAfterMs: stale * M, stallAfterMs: stall * M, why });
+    const e = effectiveThresholds(T, meta);
+    expect(e).toMatchObject({ staleAfterMs: stale * M, stallAfterMs: stall * M, why });
+    expect(e.stuckAfterMs).toBeUndefined(); // explicit thresholds: nothing learned
   });
 });
 

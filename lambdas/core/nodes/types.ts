@@ -18,6 +18,12 @@ export interface NodeSummary {
   readonly hostname?: string;
   readonly step?: number;
   readonly stepTimeS?: number;
+  /** v1.3 cadence, as the node's writer reported it: its interval, and its progress() calls' gaps (seconds). */
+  readonly everyS?: number;
+  readonly gapS?: number;
+  readonly gapP99S?: number;
+  readonly calls?: number;
+  readonly stackAfterS?: number;
   /** Mean GPU utilisation (%) over the node's GPUs at the last read. */
   readonly gpuUtil?: number;
   readonly gpus?: number;

@@ -1,10 +1,12 @@
 // Checking one run, the sweep's unit of work: read what the plan asks, fold it in (observe), judge it
 // (evaluate), then write: transition.ts when the state changes, maintain.ts when it does not.
 
+import { CADENCE_WARMUP_MS, learnCadence } from '../detection/cadence.js';
+import { effectiveThresholds, type Thresholds } from '../detection/thresholds.js';
 import { applyHealth, type HealthSettings } from '../health/index.js';
 import type { RunFiles } from '../listing.js';
 import { mapLimit } from '../mapLimit.js';
-import { type NodeReads, observeNodes, parseNodeReads } from '../nodes/observe.js';
+import { type NodeReads, observeNodes, ofAttempt, parseNodeReads } from '../nodes/observe.js';
 import { planNodeReads } from '../nodes/plan.js';
 import type { Oncall } from '../oncall/index.js';
 import type { Notifier, RunStore, StateStore } from '../ports.js';
@@ -12,10 +14,9 @@ import { MAX_JSON_BYTES, MAX_TEXT_BYTES, type RunFileName } from '../protocol/fi
 import type { RunRecord } from '../record.js';
 import { observeStacks, planStackReads } from '../stacks/observe.js';
 import { RunState } from '../states.js';
-import type { Thresholds } from '../thresholds.js';
 import type { Links } from './alerts.js';
 import type { DeliverOptions } from './deliver.js';
-import { assess, attemptBoundary } from './evaluate.js';
+import { assess, attemptBoundary, stillFor } from './evaluate.js';
 import { maintain } from './maintain.js';
 import { type Classifier, classifyError, newRecord, observe, type Reads } from './observe.js';
 import { planReads } from './plan.js';
@@ -74,23 +75,20 @@ async function readNodes(runs: RunStore, run: RunFiles, ranks: readonly number[]
 }
 
 /**
- * v1.2: a run in or entering STALLED (`state`, as judged without its stacks) has the stack files it has not
- * seen read and judged (the odd node out); one that runs again forgets them. Stacks are never read for any
- * other run. Returns `known` itself when nothing changed.
+ * v1.2: the stacks of a stuck run (its step still past a stall threshold, or an `_error` written)
+ * are read where their ETag is new and judged (the odd node out); they are forgotten once the client deleted
+ * them (its thread moved on) or the attempt changed. Returns `known` itself when nothing changed.
  */
-async function withStacks(
-  deps: CheckDeps,
-  run: RunFiles,
-  known: RunRecord,
-  state: RunState,
-  now: number,
-): Promise<RunRecord> {
-  if (state !== RunState.STALLED)
-    return known.stacks && (state === RunState.RUNNING || known.stacks.attempt !== known.attempt)
-      ? { ...known, stacks: undefined }
-      : known;
-  if (!run.stacks?.length) return known;
+async function withStacks(deps: CheckDeps, run: RunFiles, known: RunRecord, now: number): Promise<RunRecord> {
   const boundary = attemptBoundary(known);
+  if (ofAttempt(run.stacks, boundary).length === 0)
+    return known.stacks ? { ...known, stacks: undefined } : known;
+  const eff = effectiveThresholds(deps.thresholds, known.meta, known.cadence, known.attempt);
+  const still = stillFor(run, known, now);
+  const stuck =
+    (still !== undefined && still > Math.min(eff.stuckAfterMs ?? eff.stallAfterMs, eff.stallAfterMs)) ||
+    ofAttempt(run.files.error ? [run.files.error] : [], boundary).length > 0;
+  if (!stuck) return known.stacks ? { ...known, stacks: undefined } : known;
   const reads = new Map<number, Uint8Array | undefined>();
   await mapLimit(planStackReads(run, known, boundary), 16, async (rank) => {
     reads.set(rank, await deps.runs.readStack(run.runId, rank));
@@ -116,8 +114,16 @@ export async function checkRun(
     // The health rules need v1.1 node files: a v1 run's progress is read too rarely to judge a rate.
     const health = deps.health?.enabled && run.nodes?.length ? deps.health : undefined;
     // Telemetry: a node body whose ETag changed is read at most once per telemetry period.
-    const telemetryDue = (readAt: number | undefined) =>
+    // A run still learning its cadence (its first minutes, no pace read yet) has changed node bodies read
+    // every sweep: the learned thresholds then hold minutes, not a telemetry period, after the first steps.
+    const learning =
+      base.cadence?.attempt !== base.attempt &&
+      now - (boundary ?? base.firstSeenAt) < CADENCE_WARMUP_MS &&
+      // until a node file showed that its writer reports no cadence (a client older than protocol v1.3)
+      Object.values(base.nodes ?? {}).every((n) => n.everyS !== undefined);
+    const healthDue = (readAt: number | undefined) =>
       health !== undefined && (readAt === undefined || now - readAt >= health.telemetryEveryMs);
+    const telemetryDue = (readAt: number | undefined) => learning || healthDue(readAt);
     const filePlan = planReads(run, base, now, deps.thresholds);
     const nodePlan = planNodeReads(run, base, boundary, candidate, telemetryDue);
     // Telemetry is judged with the phase it was written in: a changed metadata.json comes along.
@@ -133,6 +139,8 @@ export async function checkRun(
       ...observeNodes(observed, run, nodes, attemptBoundary(observed), now),
       backoff: undefined,
     };
+    const cadence = learnCadence(known.cadence, known.nodes, known.attempt, now);
+    if (cadence !== known.cadence) known = { ...known, cadence };
     if (health) {
       const before = assess(run, known, now, deps.thresholds).state;
       known = applyHealth(
@@ -140,7 +148,8 @@ export async function checkRun(
         run,
         {
           progressRead: 'progress' in reads,
-          nodes,
+          // The health rules judge telemetry periods: reads made only to learn the cadence are not theirs.
+          nodes: learning ? new Map([...nodes].filter(([r]) => healthDue(base.nodes?.[r]?.readAt))) : nodes,
           alive: before === RunState.RUNNING || before === RunState.WARNING,
           boundary: attemptBoundary(known),
         },
@@ -148,13 +157,8 @@ export async function checkRun(
         health,
       );
     }
-    let verdict = assess(run, known, now, deps.thresholds);
-    const stacked = await withStacks(deps, run, known, verdict.state, now);
-    // Only a stalled run's reason says what its stacks say: judged again only when they changed.
-    if (stacked !== known) {
-      known = stacked;
-      verdict = assess(run, known, now, deps.thresholds);
-    }
+    known = await withStacks(deps, run, known, now);
+    const verdict = assess(run, known, now, deps.thresholds);
     if (verdict.state !== base.state || base.version === 0)
       return await transition(deps, base, known, verdict, run, reads, now);
     return await maintain(deps, base, known, verdict, now);

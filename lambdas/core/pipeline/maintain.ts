@@ -3,9 +3,9 @@ import type { OutboxEntry, RunRecord } from '../record.js';
 import { UNHEALTHY } from '../states.js';
 import { buildAlert } from './alerts.js';
 import type { CheckDeps } from './checkRun.js';
-import type { Verdict } from './evaluate.js';
 import { isDue, LEASE_MS, openEntry } from './outbox.js';
 import { outcome, type RunOutcome, send } from './runOutcome.js';
+import type { Verdict } from './verdict.js';
 
 /** No transition: reminders, outbox retries, and sparse bookkeeping (only when something changed). */
 export async function maintain(

@@ -1,7 +1,7 @@
+import { effectiveThresholds, type Thresholds } from '../detection/thresholds.js';
 import type { RunFiles } from '../listing.js';
 import type { RunFileName } from '../protocol/files.js';
 import type { RunRecord } from '../record.js';
-import { effectiveThresholds, type Thresholds } from '../thresholds.js';
 import { assess } from './evaluate.js';
 
 /**

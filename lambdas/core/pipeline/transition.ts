@@ -6,10 +6,10 @@ import type { OutboxEntry, RunRecord } from '../record.js';
 import { alertsOn, RunState } from '../states.js';
 import { buildAlert } from './alerts.js';
 import type { CheckDeps } from './checkRun.js';
-import type { Verdict } from './evaluate.js';
 import { observe, type Reads } from './observe.js';
 import { openEntry } from './outbox.js';
 import { outcome, type RunOutcome, send } from './runOutcome.js';
+import type { Verdict } from './verdict.js';
 
 /** A run first seen when its newest file is older than this is recorded without an alert. */
 export const HISTORIC_AFTER_MS = 24 * 60 * 60_000;

@@ -58,6 +58,13 @@ export const NodeFileSchema = z
     step_time_s: reading(z.number().check(z.minimum(0))),
     samples_per_s: reading(z.number().check(z.minimum(0))),
     tokens_per_s: reading(z.number().check(z.minimum(0))),
+    /** v1.3 (cadence): the writer's interval, the seconds between progress() calls (median, p99), how many. */
+    every_s: reading(z.number().check(z.minimum(0))),
+    call_gap_s: reading(z.number().check(z.minimum(0))),
+    call_gap_p99_s: reading(z.number().check(z.minimum(0))),
+    calls: z.optional(z.nullable(z.int().check(z.minimum(0)))),
+    /** v1.3: after how long without a progress() call this node writes its stacks (absent: stacks off). */
+    stack_after_s: reading(z.number().check(z.minimum(0))),
     gpus: z.optional(z.array(NodeGpuSchema).check(z.maxLength(1024))),
     /** Why no GPU could be read (`nvidia-smi exit 9: ... couldn't communicate with the NVIDIA driver`). */
     gpu_error: z.optional(z.string().check(z.maxLength(1000))),

@@ -30,6 +30,8 @@ export const StackFileSchema = z.looseObject({
   captured_at: z.optional(z.union([z.string(), z.number()])),
   step: z.optional(z.nullable(z.int().check(z.minimum(0)))),
   stuck_s: z.optional(z.number().check(z.minimum(0))),
+  /** v1.3: whether the training thread's stack changed between the writer's samples before the capture. */
+  moving: z.optional(z.nullable(z.boolean())),
   threads: z.array(ThreadSchema).check(z.maxLength(128)),
 });
 

@@ -57,7 +57,13 @@ export function observeStacks(
     const step = known.nodes?.[f.rank]?.step ?? known.step;
     if (!parsed.ok) waits[f.rank] = parsed.problem;
     else if (step === undefined || parsed.value.step == null || parsed.value.step >= step) {
-      waits[f.rank] = trainingWait(parsed.value) ?? `${f.rank}: no training thread in the stack`;
+      const wait = trainingWait(parsed.value);
+      const moving = parsed.value.moving;
+      waits[f.rank] = wait
+        ? typeof moving === 'boolean'
+          ? { ...wait, moving }
+          : wait
+        : `${f.rank}: no training thread in the stack`;
       const since = f.lastModified - (parsed.value.stuck_s ?? 0) * 1000;
       stuckSince = Math.min(stuckSince ?? since, since);
     }

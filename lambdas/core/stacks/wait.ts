@@ -21,6 +21,8 @@ export interface Wait {
   readonly blocks?: string;
   /** The innermost user frame, `train.py:88`. */
   readonly at?: string;
+  /** v1.3: the thread's stack changed between the writer's samples (a busy loop), or not (blocked); absent: unknown. */
+  readonly moving?: boolean;
 }
 
 /** Keeps the characters of Python names and file names; anything else (a space, `<`, `:`, a backtick) becomes `?`. */
