@@ -1,5 +1,5 @@
-import { type CheckDeps, checkRun } from '../../lambdas/core/pipeline/checkRun.js';
 import type { Thresholds } from '../../lambdas/core/detection/thresholds.js';
+import { type CheckDeps, checkRun } from '../../lambdas/core/pipeline/checkRun.js';
 import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier } from './fakes.js';
 
 const M = 60_000;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { Thresholds } from '../../lambdas/core/detection/thresholds.js';
 import { type CheckDeps, checkRun } from '../../lambdas/core/pipeline/checkRun.js';
 import type { Classifier } from '../../lambdas/core/pipeline/observe.js';
 import { LEASE_MS, MAX_ROUNDS } from '../../lambdas/core/pipeline/outbox.js';
 import { sweep } from '../../lambdas/core/pipeline/sweep.js';
 import type { Notifier } from '../../lambdas/core/ports.js';
 import { MAX_JSON_BYTES } from '../../lambdas/core/protocol/files.js';
-import type { Thresholds } from '../../lambdas/core/detection/thresholds.js';
 import {
   FailingNotifier,
   FakeRunStore,

@@ -45,7 +45,12 @@ describe('loadConfig', () => {
       concurrency: 16,
       region: 'us-east-1',
     });
-    expect(c.thresholds.phaseStaleAfterMs).toEqual({ setup: 30 * M, checkpointing: 30 * M, evaluation: 30 * M, validation: 30 * M });
+    expect(c.thresholds.phaseStaleAfterMs).toEqual({
+      setup: 30 * M,
+      checkpointing: 30 * M,
+      evaluation: 30 * M,
+      validation: 30 * M,
+    });
   });
 
   it('reads every setting', () => {

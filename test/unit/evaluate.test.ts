@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { effectiveThresholds, type Thresholds } from '../../lambdas/core/detection/thresholds.js';
 import type { RunFiles } from '../../lambdas/core/listing.js';
 import { assess } from '../../lambdas/core/pipeline/evaluate.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
 import { ALL_STATES, alertsOn, type RunState } from '../../lambdas/core/states.js';
-import { effectiveThresholds, type Thresholds } from '../../lambdas/core/detection/thresholds.js';
 import { listed, obj, record } from '../support/fakes.js';
 
 const M = 60_000;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { Thresholds } from '../../lambdas/core/detection/thresholds.js';
 import type { RunFiles } from '../../lambdas/core/listing.js';
 import { planReads } from '../../lambdas/core/pipeline/plan.js';
 import type { RunFileName } from '../../lambdas/core/protocol/files.js';
 import type { RunRecord } from '../../lambdas/core/record.js';
-import type { Thresholds } from '../../lambdas/core/detection/thresholds.js';
 import { listed, record } from '../support/fakes.js';
 
 const M = 60_000;
