@@ -146,6 +146,6 @@ async function watch(
     }
     if (alerted && seen.get('deployed-ok')?.includes('ended')) return true;
   }
-  o.out(alerted ? 'the finished run did not end in time' : 'no alert in time');
+  if (!o.signal.aborted) o.out(alerted ? 'the finished run did not end in time' : 'no alert in time');
   return false;
 }

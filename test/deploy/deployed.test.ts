@@ -12,8 +12,10 @@ import type { RunRecord } from '../../lambdas/core/record.js';
 import {
   ACCOUNT,
   assumeRole,
+  assumeRoleWith,
   aws,
   type Credentials,
+  command,
   credentialsEnv,
   DEPLOYED_PARAMETERS,
   type Deployment,
@@ -373,6 +375,44 @@ describe('deployed into MiniStack (TLS, IAM enforced)', () => {
         }),
       ),
     );
+  });
+
+  it('on call, with the on-call policy the stack outputs: trainwatch status, silence, silences, unsilence', async () => {
+    // The actions and the table are evaluated; the policy's conditions are not: MiniStack supplies neither
+    // dynamodb:LeadingKeys nor (for writes) dynamodb:Attributes, so its ForAllValues conditions pass, nor
+    // events:source / events:detail-type, so `trainwatch restart`'s PutEvents (allowed only with them) is
+    // refused there. Those conditions: test/infra/oncall.test.ts.
+    const oncall = await assumeRoleWith(ms, 'oncall-person', out('OnCallPolicyArn'));
+    const cli = (...args: string[]) =>
+      command(ms, process.execPath, [join(ROOT, 'bin', 'trainwatch.mjs'), ...args], {
+        cwd: ROOT,
+        env: {
+          ...credentialsEnv(oncall),
+          NODE_EXTRA_CA_CERTS: ms.caFile, // the SDK for JavaScript does not read AWS_CA_BUNDLE
+          TRAINWATCH_TABLE: out('StateTableName'),
+          TRAINWATCH_BUCKET: out('BucketName'),
+          TRAINWATCH_EVENT_BUS: out('EventBusName'),
+        },
+      });
+    expect(await cli('status')).toMatch(/deploy-live\s+RUNNING/);
+    expect(await cli('status', 'deploy-done')).toContain('SUCCEEDED');
+    const silenced = await cli(
+      'silence',
+      '--run',
+      'deploy-live',
+      '--for',
+      '1h',
+      '--reason',
+      'maintenance',
+      '--by',
+      'ana',
+    );
+    const id = /silence (s-[0-9a-f]+)/.exec(silenced)?.[1];
+    expect(id, silenced).toBeDefined();
+    expect(await cli('silences')).toContain(`${id}  run:deploy-live`);
+    await cli('unsilence', id!, '--by', 'ana');
+    // Ended by an update (no DeleteItem in the policy): listed as removed until it expires.
+    expect(await cli('silences')).toMatch(new RegExp(`${id}\\s+run:deploy-live\\s+removed by ana`));
   });
 
   it("every function ran under its own role with nothing refused but the emulator's Run Command", async () => {
