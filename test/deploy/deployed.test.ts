@@ -48,6 +48,7 @@ let queueUrl: string;
 let live: ChildProcess | undefined;
 let slack: SlackApi;
 let pagerDuty: PagerDutyReceiver;
+let keyId: string;
 const exits = new Map<string, Promise<number | null>>();
 /** What each run's script printed (the client logs a refused write there). */
 const outputs = new Map<string, () => string>();
@@ -143,8 +144,9 @@ describe('deployed into MiniStack (TLS, IAM enforced)', () => {
       '--stack-name',
       d.stackName,
     ])) as {
-      StackResources: { ResourceType: string; ResourceStatus: string }[];
+      StackResources: { ResourceType: string; ResourceStatus: string; PhysicalResourceId: string }[];
     };
+    keyId = r.StackResources.find((x) => x.ResourceType === 'AWS::KMS::Key')!.PhysicalResourceId;
     const types = new Set(r.StackResources.map((x) => x.ResourceType));
     for (const t of [
       'AWS::Lambda::Function',
@@ -470,7 +472,22 @@ describe('deployed into MiniStack (TLS, IAM enforced)', () => {
     );
     const fns = (await aws(ms, ['lambda', 'list-functions'])) as { Functions: { FunctionName: string }[] };
     expect(fns.Functions.filter((f) => f.FunctionName.startsWith(`${d.stackName}-`))).toEqual([]);
+    await expect(
+      aws(ms, ['sns', 'get-topic-attributes', '--topic-arn', out('AlertTopicArn')]),
+    ).rejects.toThrow(/NotFound/);
+    await expect(aws(ms, ['events', 'describe-event-bus', '--name', out('EventBusName')])).rejects.toThrow(
+      /ResourceNotFound/,
+    );
+    await expect(aws(ms, ['iam', 'get-policy', '--policy-arn', out('WriterPolicyArn')])).rejects.toThrow(
+      /NoSuchEntity/,
+    );
+    // Kept, as the README says (delete them by hand if you mean it).
     await aws(ms, ['s3api', 'head-bucket', '--bucket', out('BucketName')]);
+    expect(await keys('trainwatch-ended/deploy-done/')).not.toEqual([]);
+    const key = (await aws(ms, ['kms', 'describe-key', '--key-id', keyId])) as {
+      KeyMetadata: { KeyState: string };
+    };
+    expect(key.KeyMetadata.KeyState).toBe('Enabled');
     await aws(ms, ['dynamodb', 'describe-table', '--table-name', out('StateTableName')]);
     const groups = (await aws(ms, ['logs', 'describe-log-groups'])) as {
       logGroups: { logGroupName: string }[];
