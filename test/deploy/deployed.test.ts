@@ -233,6 +233,28 @@ describe('deployed into MiniStack (TLS, IAM enforced)', () => {
     expect(page.routing_key).toBe(DEPLOYED_PARAMETERS['/trainwatch/pagerduty-routing-key']);
   });
 
+  it('README step 9: an _error written with the AWS CLI under the writer role makes the run FAILED within seconds', async () => {
+    const bucket = out('BucketName');
+    await command(
+      ms,
+      'bash',
+      [
+        '-c',
+        `echo 'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB' | python3 -m awscli --endpoint-url "$AWS_ENDPOINT_URL" s3 cp - s3://${bucket}/training-runs/trainwatch-smoke-test/_error`,
+      ],
+      { env: credentialsEnv(writer) },
+    );
+    const run = await eventually(
+      'trainwatch-smoke-test FAILED',
+      async () => {
+        const r = await liveRun('trainwatch-smoke-test');
+        return r?.state === 'FAILED' ? r : undefined;
+      },
+      60_000,
+    );
+    expect(run.errorType).toBe('oom');
+  });
+
   it('the transition reaches remediation through the bus rule; its decision is in the run history', async () => {
     const run = await eventually(
       'a remediation decision on deploy-oom',
@@ -278,6 +300,14 @@ describe('deployed into MiniStack (TLS, IAM enforced)', () => {
       150_000,
     );
     expect(ended.state).toBe('SUCCEEDED');
+    // The failed runs end too once their alerts are delivered (no reminders configured).
+    for (const id of ['deploy-oom', 'trainwatch-smoke-test'])
+      await eventually(
+        `${id} ended`,
+        async () =>
+          (await ddb().send(new GetCommand({ TableName: out('StateTableName'), Key: endedKey(id) }))).Item,
+        150_000,
+      );
     expect(await keys('training-runs/deploy-done/')).toEqual([]);
     expect(await keys('trainwatch-ended/deploy-done/')).toEqual(
       expect.arrayContaining([
@@ -328,7 +358,7 @@ describe('deployed into MiniStack (TLS, IAM enforced)', () => {
       response_type: 'ephemeral',
       text: expect.stringMatching(/^trainwatch: /),
     });
-    // deploy-oom and deploy-done ended (the test above); deploy-live is the one live run.
+    // deploy-oom, trainwatch-smoke-test and deploy-done ended (the test above); deploy-live is the one live run.
     expect(JSON.parse(ok.body).text).toMatch(/^trainwatch: 1 live run\(s\), 0 unhealthy/);
     const forged = await post(`v0=${'0'.repeat(64)}`);
     expect(forged.status).toBe(401);
