@@ -252,6 +252,8 @@ const CADENCE_MIN = 10;
 const PACE = 64;
 const STACK_AFTER_S = 60;
 const PACE_FACTOR = 3;
+/** The client caps the pace's push at 5 minutes (PACE_CAP in clients/python/src/trainwatch/_stacks.py). */
+const PACE_CAP_S = 300;
 const REWRITE_MS = 5 * MIN;
 
 const median = (xs: number[]) => {
@@ -295,7 +297,7 @@ function usualGap(calls: Float64Array, i: number): number | undefined {
 function stackAfterMs(calls: Float64Array, i: number, memo: Map<number, Cadence | null>): number {
   const c = i >= 0 ? cadenceAt(calls, i, memo) : undefined;
   const gap = c ? c.p99 : i >= 0 ? usualGap(calls, i) : undefined;
-  return (gap ? Math.max(STACK_AFTER_S, PACE_FACTOR * gap) : STACK_AFTER_S) * SEC;
+  return (gap ? Math.max(STACK_AFTER_S, Math.min(PACE_FACTOR * gap, PACE_CAP_S)) : STACK_AFTER_S) * SEC;
 }
 
 // --- where each node's training thread is --------------------------------------------------------------

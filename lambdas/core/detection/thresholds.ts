@@ -22,11 +22,13 @@ const MIN = 60_000;
 export const FIXED = { staleAfterMs: 10 * MIN, stallAfterMs: 30 * MIN } as const;
 /**
  * Learned from the run: a stall is 3 of its usual longest gaps between progress() calls (its p99), at
- * least 2 minutes; a node or heartbeat is silent after 2.5 of its writer's intervals, at least 2 minutes.
+ * least 2 minutes and at most 7 (the stacks already show the hang, and a 10-minute NCCL watchdog is near);
+ * a node or heartbeat is silent after 2.5 of its writer's intervals, at least 2 minutes.
  */
 export const LEARNED = {
   stallTimesP99: 3,
   stallFloorMs: 2 * MIN,
+  stallCeilingMs: 7 * MIN,
   staleTimesEvery: 2.5,
   staleFloorMs: 2 * MIN,
 };
@@ -72,14 +74,17 @@ export function effectiveThresholds(
     return {
       staleAfterMs: phaseMs,
       stallAfterMs: Math.max(stall, phaseMs),
-      stallDefault: false,
+      stallDefault: t.stallAfterMs === undefined,
       why: `phase ${meta!.phase}`,
     };
   const learned = cadence && (attempt === undefined || cadence.attempt === attempt) ? cadence : undefined;
   let stuck: Pick<Effective, 'stuckAfterMs' | 'stuckWhy'> = {};
   if (learned && t.stallAfterMs === undefined) {
     const p99 = usualP99S(learned);
-    const ms = Math.max(LEARNED.stallFloorMs, Math.round(LEARNED.stallTimesP99 * p99 * 1000));
+    const ms = Math.min(
+      LEARNED.stallCeilingMs,
+      Math.max(LEARNED.stallFloorMs, Math.round(LEARNED.stallTimesP99 * p99 * 1000)),
+    );
     if (ms < stall)
       stuck = { stuckAfterMs: ms, stuckWhy: `this run steps every ${secs(learned.gapS)} (p99 ${secs(p99)})` };
   }

@@ -139,19 +139,9 @@ export function dropCause(
 
 const onNodes = (ranges: string) => `node${/[-,]/.test(ranges) ? 's' : ''} ${showRanges(ranges)}`;
 
-/**
- * The cause part of a drop's alert. `stopped`: no progress at all, which is not a slowdown (the stall
- * rules name its cause); `slowest`: the node the straggler judge tracks, if any.
- */
-export function causeText(
-  c: DropCause | undefined,
-  stopped: boolean,
-  multiNode: boolean,
-  slowest?: string,
-): string {
+/** The cause part of a drop's alert; `slowest`: the node the straggler judge tracks, if any. (A stop is no drop.) */
+export function causeText(c: DropCause | undefined, multiNode: boolean, slowest?: string): string {
   const waited = c?.k === 'wait' && multiNode && !c.all ? `the GPUs of ${onNodes(c.nodes)}` : 'the GPUs';
-  if (stopped)
-    return `the run stopped making progress (not a slowdown: the stall alert will name the cause)${c?.k === 'wait' ? `; ${waited} went idle` : ''}`;
   if (!c)
     return multiNode
       ? 'a frequent cause is NCCL falling back from EFA to sockets'

@@ -29,7 +29,8 @@ const finding = (kind: HealthFindingKind, text: string, nodes?: number[]): Healt
 /** The active findings of a judged state, one per kind, with texts as of `now` (GPU-hours grow). */
 export function findingsOf(h: HealthState, now: number, s: HealthSettings): HealthFinding[] {
   const out: HealthFinding[] = [];
-  if (h.rate.drop && h.current !== undefined)
+  // A rate of 0 is no slowdown but a stop: the stall rules judge it, with the stacks (one alert, the culprit's).
+  if (h.rate.drop && h.current !== undefined && h.current > 0)
     out.push(
       finding(
         'throughput_drop',

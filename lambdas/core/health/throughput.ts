@@ -89,7 +89,7 @@ export function dropText(
 ): string {
   const base = r.drop!.base;
   const pct = Math.round((1 - current / base) * 100);
-  const cause = causeText(r.cause, current === 0, multiNode, slowest);
+  const cause = causeText(r.cause, multiNode, slowest);
   return `${THROUGHPUT_DROP_PREFIX} ${pct} % (${formatRate(base)} → ${formatRate(current)} ${UNITS[r.unit ?? 'steps']}) since ${formatUtc(r.drop!.since, now)}; ${cause}`;
 }
 

@@ -31,13 +31,22 @@ export function judging(run: RunFiles, known: RunRecord, now: number, t: Thresho
   const eff = effectiveThresholds(t, known.meta, known.cadence, known.attempt);
   const metadata = current(run.files.metadata);
   const progress = current(run.files.progress);
+  // Rank 0's writer writes node 0's file and the run's metadata.json: when both stopped together, that is the
+  // run going silent (TIMED_OUT names node 0), not a node silent "while the run still beats".
+  const nodes = currentNodes(run, boundary);
+  const zero = nodes.find((n) => n.rank === 0);
+  const interval = (known.cadence?.everyS ?? 60) * 1000;
+  const withRankZero =
+    zero && metadata && metadata.lastModified - zero.lastModified <= interval
+      ? nodes.filter((n) => n !== zero || now - n.lastModified <= eff.staleAfterMs)
+      : nodes;
   const seen = new Map<number, NodeVerdict | undefined>();
   const nodesAt = (at: number) => {
     if (!seen.has(at))
       seen.set(
         at,
         judgeNodes({
-          nodes: currentNodes(run, boundary),
+          nodes: withRankZero,
           summaries: known.nodes,
           expected: known.meta?.nodes ?? known.nodesExpected,
           since: boundary ?? Math.min(known.firstSeenAt, run.firstSeenAt),

@@ -2,7 +2,7 @@ import { effectiveThresholds, type Thresholds } from '../detection/thresholds.js
 import type { RunFiles } from '../listing.js';
 import type { RunFileName } from '../protocol/files.js';
 import type { RunRecord } from '../record.js';
-import { assess } from './evaluate.js';
+import { assess, stillFor } from './evaluate.js';
 
 /**
  * Which bodies are worth a GET this sweep. Healthy runs need none: LastModified says they are alive.
@@ -30,11 +30,14 @@ export function planReads(run: RunFiles, known: RunRecord, now: number, t: Thres
     want('progress');
   }
   if (changed('progress')) {
-    const eff = effectiveThresholds(t, known.meta);
+    const eff = effectiveThresholds(t, known.meta, known.cadence, known.attempt);
     const due =
       known.progressCheckedAt === undefined || now - known.progressCheckedAt >= eff.stallAfterMs / 2;
     const stallSuspect = known.stepAdvancedAt !== undefined && now - known.stepAdvancedAt > eff.stallAfterMs;
-    if (due || stallSuspect) reads.add('progress');
+    // Still past the learned threshold since its last write: the stall alert must say the step it stopped at.
+    const still = stillFor(run, known, now);
+    const stuck = eff.stuckAfterMs !== undefined && still !== undefined && still > eff.stuckAfterMs;
+    if (due || stallSuspect || stuck) reads.add('progress');
   }
   return reads;
 }

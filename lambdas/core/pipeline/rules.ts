@@ -154,13 +154,16 @@ const health: Rule = (j) => {
 };
 
 /**
- * One heartbeat stale while the other is fresh. Once thresholds are learned, a still progress.json is the
- * stall rules' (its writes follow the steps, not a clock).
+ * One heartbeat stale while the other is fresh. On the default thresholds a still progress.json is the stall
+ * rules' (its writes follow the steps, not a clock); and once the staleness is learned from the client's own
+ * writer, which writes both files, a stale metadata.json is that writer stopping: the next rule to speak is
+ * TIMED_OUT, within an interval. An explicit stale threshold holds for both files.
  */
 const oneStale: Rule = (j) => {
-  const learned = j.eff.why.startsWith('learned');
+  if (j.eff.why.startsWith('learned')) return;
+  const byStall = j.t.staleAfterMs === undefined;
   const s = j.beats.find(
-    (o) => j.now - o.lastModified > j.eff.staleAfterMs && !(learned && o === j.progress),
+    (o) => j.now - o.lastModified > j.eff.staleAfterMs && !(byStall && o === j.progress),
   );
   if (!s) return;
   const [name, other] =

@@ -31,6 +31,9 @@ DEFAULT_AFTER = 60.0
 #: Never less than this many times the node's p99 time between calls (its median before the node has a
 #: cadence): a slow-but-healthy step writes none.
 PACE_FACTOR = 3
+#: ...but the pace never pushes stack_after past this (seconds): a hang's stacks must be on S3 before a
+#: 10-minute NCCL watchdog kills the job, whatever the step time.
+PACE_CAP = 300.0
 #: While the thread has made no call for half of stack_after: seconds between samples of its stack signature,
 #: and how far back the samples that decide `moving` reach (at least MOVING_SAMPLES of them).
 SAMPLE_EVERY = 2.0
@@ -237,10 +240,10 @@ class StackWatch:
 
     def in_force(self) -> float:
         """The stack_after in force now: the configured one, never below PACE_FACTOR times the node's p99 time
-        between calls (before it has a cadence: its median time between the calls so far)."""
+        between calls (before it has a cadence: its median time between the calls so far), up to PACE_CAP."""
         cadence = self._node.cadence()
         gap = cadence[1] if cadence is not None else self._node.usual_gap()
-        return max(self.after, PACE_FACTOR * gap) if gap else self.after
+        return max(self.after, min(PACE_FACTOR * gap, PACE_CAP)) if gap else self.after
 
     def moving(self, now: float) -> Optional[bool]:
         """Whether the training thread moved between the samples of the last MOVING_WINDOW seconds: True when
