@@ -471,6 +471,16 @@ describe('deployed into MiniStack (TLS, IAM enforced)', () => {
       ...(await logs('RemediateLogGroup')),
       ...(await logs('SlackLogGroup')),
     ];
+    // No asynchronous invocation failed for good, no event went undelivered.
+    const dlq = (await aws(ms, [
+      'sqs',
+      'get-queue-attributes',
+      '--queue-url',
+      out('DeadLetterQueueUrl'),
+      '--attribute-names',
+      'ApproximateNumberOfMessages',
+    ])) as { Attributes: { ApproximateNumberOfMessages: string } };
+    expect(dlq.Attributes.ApproximateNumberOfMessages).toBe('0');
     // The one warning: the forged Slack request, refused.
     expect(
       all.filter((m) => /"level":"(WARN|ERROR)"|AccessDenied/.test(m)).map((m) => JSON.parse(m)),
