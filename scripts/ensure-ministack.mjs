@@ -13,7 +13,9 @@ export const MINISTACK_PYTHON = join(VENV, 'bin', 'python');
 const SPECS = [`ministack==${MINISTACK_VERSION}`, 'cryptography>=41'];
 const PROBE = `import importlib.metadata as m, cryptography\nassert m.version("ministack") == "${MINISTACK_VERSION}"`;
 
-const ok = () => existsSync(MINISTACK_PYTHON) && spawnSync(MINISTACK_PYTHON, ['-c', PROBE], { stdio: 'ignore' }).status === 0;
+const ok = () =>
+  existsSync(MINISTACK_PYTHON) &&
+  spawnSync(MINISTACK_PYTHON, ['-c', PROBE], { stdio: 'ignore' }).status === 0;
 
 /** Installs MiniStack into .tools/ministack unless the pinned version is there; exits the process on failure. */
 export function ensureMiniStack() {
