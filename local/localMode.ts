@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { listEnded } from '../lambdas/adapters/dynamoEndedLog.js';
 import { type App, createApp } from '../lambdas/app.js';
@@ -10,6 +11,7 @@ import { startEmulator } from './emulator.js';
 import { HeartbeatWriter } from './heartbeatWriter.js';
 import { actOnReminders, localSilence } from './onCall.js';
 import { renderPagerDuty, startPagerDutyReceiver } from './pagerDutyReceiver.js';
+import { learnedThresholdsSection } from './recording.js';
 import { type Clock, SCENARIOS, type Scenario } from './scenarios.js';
 import { setupLocal, setupLocalQueues } from './setup.js';
 import { type SlackEvent, startSlackApi } from './slackApi.js';
@@ -113,6 +115,8 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
   const t0 = Date.now();
   const stamp = () => `[+${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s]`;
   const { out } = opts;
+  // Every simulated run's clock sleeps on the signal at once (one listener each, removed when it wakes).
+  if (opts.signal) setMaxListeners(100, opts.signal);
   const emulator = await startEmulator();
   const headline = (m: { blocks: unknown[] }) => renderSlack(m).split('\n')[0]?.replace(/^┃ /, '') ?? '';
   const slack = await startSlackApi((e: SlackEvent) => {
@@ -288,6 +292,11 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
       out(
         `\n${SHOWN_THREAD}'s whole life in Slack, one thread (read back with the official client):\n${story.join('\n')}`,
       );
+    // The story above runs on short thresholds set explicitly; what a run gets with none set, on a real run.
+    if (!opts.signal?.aborted) {
+      const [heading, ...rest] = await learnedThresholdsSection();
+      out(`\n${stamp()} ${heading}\n${rest.join('\n')}`);
+    }
     return 0;
   } finally {
     stopped = true;

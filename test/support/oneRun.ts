@@ -1,5 +1,6 @@
 import type { Thresholds } from '../../lambdas/core/detection/thresholds.js';
 import { type CheckDeps, checkRun } from '../../lambdas/core/pipeline/checkRun.js';
+import type { ReplayTarget } from '../../local/recording.js';
 import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier } from './fakes.js';
 
 const M = 60_000;
@@ -32,4 +33,13 @@ export function oneRun(extra: Partial<CheckDeps> = {}) {
   const check = async (now: number) =>
     checkRun(deps, (await runs.listRun('r1'))!, await states.get('r1'), now);
   return { runs, states, slack, deps, check };
+}
+
+/** A recording's replay target (local/recording.ts) writing into `h`'s run `r1` and checking it. */
+export function replayTarget(h: ReturnType<typeof oneRun>): ReplayTarget {
+  return {
+    put: (path, body, at) => h.runs.put('r1', path, body, at),
+    delete: (path) => h.runs.delete('r1', path),
+    check: h.check,
+  };
 }

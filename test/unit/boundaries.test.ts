@@ -47,6 +47,10 @@ describe('module boundaries', () => {
     expect(offending('lambdas', imports('(\\.\\./)+(local|bin|test|bench)/'))).toEqual([]);
   });
 
+  it('the local mode imports nothing from the tests (their fakes are theirs to change)', () => {
+    expect(offending('local', imports('(\\.\\./)+test/'))).toEqual([]);
+  });
+
   it('the SQS client stays out of the Lambda code (only the local mode reads queues)', () => {
     expect(offending('lambdas', imports('@aws-sdk/client-sqs'))).toEqual([]);
   });

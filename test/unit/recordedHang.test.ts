@@ -1,59 +1,21 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseStackFile } from '../../lambdas/core/protocol/stacks.js';
 import { stackVerdict, trainingWait } from '../../lambdas/core/stacks/index.js';
-import { oneRun, THRESHOLDS } from '../support/oneRun.js';
+import { RECORDINGS, type RecordedOp, readRecording, replay as replayInto } from '../../local/recording.js';
+import { oneRun, replayTarget, THRESHOLDS } from '../support/oneRun.js';
 
 // Recorded here, on CPU (no device was lent to the session that made it), by `scripts/device-check.sh OUT runs`
 // with torch 2.15.0 and the Python client from this repository: torchrun, two single-process "nodes" on gloo;
 // node 1's data loader worker blocks for good at batch 20 while node 0 waits for it in all_reduce. Every S3
 // write the two client processes made is kept, in order (ops-PID.jsonl: time, op, key; writes/: the bytes),
 // with stack_after 10 s and the node files every 3 s. Replayed here into the sweep, write by write.
-const RECORDINGS = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'device', 'cpu-gloo');
-
-interface Op {
-  readonly t: number;
-  readonly op: 'put' | 'delete';
-  readonly key: string;
-  readonly body?: Buffer;
-}
-
-function recording(name: string): Op[] {
-  const DIR = join(RECORDINGS, name);
-  const bodies = new Map<string, Buffer>();
-  for (const name of readdirSync(join(DIR, 'writes')))
-    bodies.set(name, readFileSync(join(DIR, 'writes', name)));
-  const ops: Op[] = [];
-  for (const log of readdirSync(DIR).filter((f) => f.startsWith('ops-'))) {
-    const pid = log.slice('ops-'.length, -'.jsonl'.length);
-    for (const line of readFileSync(join(DIR, log), 'utf8').trim().split('\n')) {
-      const o = JSON.parse(line) as { t: number; op: 'put' | 'delete'; key: string };
-      const name = [...bodies.keys()].find(
-        (n) => n.startsWith(`${o.t.toFixed(3)}-${pid}-`) && n.endsWith(o.key.replaceAll('/', '_')),
-      );
-      ops.push({ ...o, body: o.op === 'put' ? bodies.get(name!) : undefined });
-    }
-  }
-  return ops.sort((a, b) => a.t - b.t);
-}
+const recording = (name: string) => readRecording(join(RECORDINGS, name));
 
 /** Replays the writes into the sweep (as run `r1`), checking every 2 s of recorded time; the alerts sent. */
-async function replay(ops: readonly Op[], run: string) {
-  // oneRun watches run `r1`: the recording's run is replayed under that id.
+async function replay(ops: readonly RecordedOp[]) {
   const h = oneRun({ thresholds: { ...THRESHOLDS, stallAfterMs: 20_000, staleAfterMs: 60_000 } });
-  const prefix = `training-runs/${run}/`;
-  let next = 0;
-  for (let at = ops[0]!.t + 1; at <= ops.at(-1)!.t + 0.5; at += 2) {
-    for (; next < ops.length && ops[next]!.t <= at; next++) {
-      const o = ops[next]!;
-      const path = o.key.slice(prefix.length);
-      if (o.op === 'put') h.runs.put('r1', path, o.body!.toString('utf8'), Math.round(o.t * 1000));
-      else h.runs.delete('r1', path);
-    }
-    await h.check(Math.round(at * 1000));
-  }
+  await replayInto(ops, replayTarget(h), { phaseS: 1, everyS: 2, afterS: 0.5 });
   return h;
 }
 
@@ -84,7 +46,7 @@ describe('a hang recorded with real torch (gloo): node 1 in its data loader, nod
   });
 
   it('replayed into the sweep (stall threshold 20 s): one STALLED alert, naming node 1’s data loader', async () => {
-    const h = await replay(ops, 'device-hang');
+    const h = await replay(ops);
     const stalled = h.slack.sent.filter((a) => a.state === 'STALLED');
     expect(stalled).toHaveLength(1);
     expect(stalled[0]!.reason).toMatch(
@@ -105,7 +67,7 @@ describe('a frozen node recorded with real torch (gloo): node 1 stopped whole (S
   });
 
   it('replayed into the sweep: one STALLED alert naming node 1 frozen, before its file passes the stale threshold', async () => {
-    const h = await replay(ops, 'device-frozen');
+    const h = await replay(ops);
     const stalled = h.slack.sent.filter((a) => a.state === 'STALLED');
     expect(stalled).toHaveLength(1);
     expect(stalled[0]!.reason).toMatch(
