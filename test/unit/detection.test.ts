@@ -287,7 +287,7 @@ describe('assess on the defaults: the culprit in every stuck state', () => {
     const run: RunFiles = {
       ...listed({ metadata: froze, progress: froze }, NOW - 5 * 60 * M),
       nodes: [
-        { rank: 0, lastModified: froze, etag: '"n0"', size: 300 },
+        { rank: 0, lastModified: froze - 30 * S, etag: '"n0"', size: 300 },
         { rank: 1, lastModified: NOW - 20 * S, etag: '"n1"', size: 300 },
       ],
     };
@@ -297,15 +297,27 @@ describe('assess on the defaults: the culprit in every stuck state', () => {
       etags: { progress: obj('progress', froze).etag },
       cadence: cadence(3),
     });
-    const v = assess(run, known, NOW, DEFAULTS);
+    // Node 1 beats on and its stack waits for node 0: corroborated, told on the learned threshold.
+    const waiting = stacks(
+      { 0: 'no stack; its heartbeat stopped 3m ago', 1: w('collective') },
+      [0],
+      'node 1 waits in `all_reduce` (train.py:88); node 0: no stack; its heartbeat stopped 3m ago: node 0 is the likely cause (frozen whole, or gone)',
+    );
+    const v = assess(run, { ...known, stacks: waiting }, NOW, DEFAULTS);
     expect(v.state).toBe('TIMED_OUT');
     expect(v.reason).toBe(
-      "no heartbeat for 2m 50s (threshold 2m 30s, learned: its writers beat every 1m); node 0 froze with the run's own heartbeats (its writer carries them) while node 1 still beats: node 0 is the likely cause",
+      'no heartbeat for 2m 50s (threshold 2m 30s, learned: its writers beat every 1m); before it stopped: node 1 waits in `all_reduce` (train.py:88); node 0: no stack; its heartbeat stopped 3m ago: node 0 is the likely cause (frozen whole, or gone)',
+    );
+    // Without the stacks (rank 0's writes may just fail while the job trains on): the unlearned 10 minutes,
+    // and node 0 is not "silent while the run still beats" meanwhile: its writer carries the run's heartbeats.
+    expect(assess(run, known, NOW, DEFAULTS).state).toBe('RUNNING');
+    const later = NOW + 8 * M;
+    const still = { ...run, nodes: [run.nodes![0]!, { ...run.nodes![1]!, lastModified: later - 20 * S }] };
+    expect(assess(still, known, later, DEFAULTS).reason).toBe(
+      "no heartbeat for 10m 50s (threshold 10m); node 0 froze with the run's own heartbeats (its writer carries them) while node 1 still beats: node 0 is the likely cause",
     );
     // Every process gone (the job's watchdog aborted them all): nothing to single out.
     const gone = { ...run, nodes: run.nodes!.map((n) => ({ ...n, lastModified: froze })) };
-    expect(assess(gone, known, NOW, DEFAULTS).reason).toBe(
-      'no heartbeat for 2m 50s (threshold 2m 30s, learned: its writers beat every 1m)',
-    );
+    expect(assess(gone, known, later, DEFAULTS).reason).toBe('no heartbeat for 10m 50s (threshold 10m)');
   });
 });

@@ -28,19 +28,23 @@ export function showsHang(s: StackSummary | undefined): boolean {
         const w = s.waits[r];
         return w === undefined || typeof w === 'string' || blocked(w);
       });
-    return waits.length > 1 && waits.every(([, w]) => w.kind === 'collective');
+    return waits.length > 1 && waits.every(([, w]) => w.kind === 'collective' && blocked(w));
   }
   const [, w] = waits[0]!;
   return blocked(w) && (!PASSING.has(w.kind) || w.moving === false);
 }
 
 /**
- * Whether the stacks show the training thread at work rather than stuck: every node with a stack is moving
- * or writes a checkpoint, and none is blocked apart from those waiting for such a node (an evaluation or a
- * save without a `phase`). Pure.
+ * Whether the stacks show the training thread at work rather than stuck: no hang, and some node's thread moves,
+ * runs code (not seen still) or writes a checkpoint, the others waiting for it (an evaluation or a save
+ * without a `phase`). Pure.
  */
 export function showsBusy(s: StackSummary | undefined): boolean {
   if (!s || showsHang(s)) return false;
   const waits = waitsOf(s.waits);
-  return waits.some(([, w]) => w.moving === true || w.kind === 'checkpoint_io' || w.kind === 'running');
+  // A running thread the client saw not moving (one C call that never returns) is not shown to be at work.
+  return waits.some(
+    ([, w]) =>
+      w.moving === true || w.kind === 'checkpoint_io' || (w.kind === 'running' && w.moving !== false),
+  );
 }

@@ -46,6 +46,8 @@ export interface Effective {
   readonly stallDefault: boolean;
   /** Why the stale threshold is what it is (`default`, `stale_minutes`, `phase checkpointing`, `learned: …`). */
   readonly why: string;
+  /** The stale threshold and its why before learning: what holds for a multi-node run's silence without evidence. */
+  readonly unlearned?: { readonly staleAfterMs: number; readonly why: string };
   /** The learned stall's why: "this run steps every 1.2s (p99 3.1s)". */
   readonly stuckWhy?: string;
 }
@@ -88,6 +90,7 @@ export function effectiveThresholds(
     if (ms < stall)
       stuck = { stuckAfterMs: ms, stuckWhy: `this run steps every ${secs(learned.gapS)} (p99 ${secs(p99)})` };
   }
+  const unlearned = { staleAfterMs: stale, why };
   if (learned?.everyS && t.staleAfterMs === undefined && why === 'default') {
     const ms = Math.max(LEARNED.staleFloorMs, Math.round(LEARNED.staleTimesEvery * learned.everyS * 1000));
     if (ms < stale) {
@@ -96,12 +99,22 @@ export function effectiveThresholds(
     }
   }
   return {
+    unlearned,
     staleAfterMs: stale,
     stallAfterMs: stall,
     stallDefault: t.stallAfterMs === undefined,
     why,
     ...stuck,
   };
+}
+
+/**
+ * The thresholds for one judgement. A multi-node run's silence needs corroboration to be told on the learned
+ * threshold (`corroborated`: its stacks show a hang — a dead or frozen node's peers wait for it): a node
+ * whose writes fail while its job trains on (S3 trouble, a paused writer) keeps the unlearned one.
+ */
+export function forSilence(e: Effective, corroborated: boolean): Effective {
+  return corroborated || !e.unlearned ? e : { ...e, ...e.unlearned };
 }
 
 /** The thresholds in force, one line (`status RUN`): "stall 2m when the stacks show a hang (learned: …), else 30m; stale 10m". */

@@ -1,4 +1,5 @@
-import { effectiveThresholds, type Thresholds } from '../detection/thresholds.js';
+import { showsHang } from '../detection/evidence.js';
+import { effectiveThresholds, forSilence, type Thresholds } from '../detection/thresholds.js';
 import type { ObjectInfo, RunFiles } from '../listing.js';
 import { judgeNodes, type NodeVerdict } from '../nodes/freshness.js';
 import { currentNodes } from '../nodes/observe.js';
@@ -28,18 +29,27 @@ export function judging(run: RunFiles, known: RunRecord, now: number, t: Thresho
   const boundary = attemptBoundary(known);
   const current = (o: ObjectInfo | undefined) =>
     o !== undefined && (boundary === undefined || o.lastModified > boundary) ? o : undefined;
-  const eff = effectiveThresholds(t, known.meta, known.cadence, known.attempt);
+  const stacks = known.stacks?.attempt === known.attempt ? known.stacks : undefined;
+  const listed = currentNodes(run, boundary);
+  // One writer's silence is evidence enough; among several nodes, a learned silence needs the stacks to agree.
+  const eff = forSilence(
+    effectiveThresholds(t, known.meta, known.cadence, known.attempt),
+    listed.length < 2 || showsHang(stacks),
+  );
   const metadata = current(run.files.metadata);
   const progress = current(run.files.progress);
-  // Rank 0's writer writes node 0's file and the run's metadata.json: when both stopped together, that is the
-  // run going silent (TIMED_OUT names node 0), not a node silent "while the run still beats".
-  const nodes = currentNodes(run, boundary);
-  const zero = nodes.find((n) => n.rank === 0);
-  const interval = (known.cadence?.everyS ?? 60) * 1000;
-  const withRankZero =
-    zero && metadata && metadata.lastModified - zero.lastModified <= interval
-      ? nodes.filter((n) => n !== zero || now - n.lastModified <= eff.staleAfterMs)
-      : nodes;
+  // Rank 0's writer writes node 0's file and the run's metadata.json: while they stop together, node 0 is as
+  // fresh as the run's own heartbeats (their silence is TIMED_OUT, naming node 0), not a node silent "while
+  // the run still beats".
+  const interval = (known.cadence?.everyS ?? 0) * 1000;
+  const withRankZero = listed.map((n) =>
+    n.rank === 0 &&
+    metadata &&
+    metadata.lastModified > n.lastModified &&
+    metadata.lastModified - n.lastModified <= interval
+      ? { ...n, lastModified: metadata.lastModified }
+      : n,
+  );
   const seen = new Map<number, NodeVerdict | undefined>();
   const nodesAt = (at: number) => {
     if (!seen.has(at))
@@ -70,7 +80,7 @@ export function judging(run: RunFiles, known: RunRecord, now: number, t: Thresho
     progress,
     beats: [metadata, progress].filter((o): o is ObjectInfo => o !== undefined),
     stillFor: stillFor(run, known, now),
-    stacks: known.stacks?.attempt === known.attempt ? known.stacks : undefined,
+    stacks,
     nodesAt,
   };
 }
