@@ -21,6 +21,25 @@ describe('where a training thread waits', () => {
     expect(waitOf(WAITS[name])).toEqual({ kind, call, blocks, at });
   });
 
+  it('a lock inside a library (logging’s handler lock, never released) is a lock, not running code', () => {
+    const std = '/opt/conda/lib/python3.11/logging/__init__.py';
+    const frames = [
+      { file: '/work/train.py', line: 152, function: 'train', code: 'log.info("step %d", step)' },
+      { file: std, line: 1489, function: 'info', code: 'self._log(INFO, msg, args, **kwargs)' },
+      { file: std, line: 976, function: 'handle', code: 'self.acquire()' },
+      { file: std, line: 927, function: 'acquire', code: 'self.lock.acquire()' },
+    ];
+    expect(waitOf(frames)).toEqual({
+      kind: 'lock',
+      call: 'lock.acquire',
+      blocks: undefined,
+      at: 'train.py:152',
+    });
+    // A method merely named acquire that takes no lock stays running code.
+    const pool = [frames[0]!, { ...frames[3]!, code: 'return self.pool.get()' }];
+    expect(waitOf(pool)).toMatchObject({ kind: 'running' });
+  });
+
   it('a queue.get of the user’s own, outside a DataLoader, is a wait on a lock, shown as queue.get', () => {
     const frames = [...WAITS.dataLoader.slice(0, 2), ...WAITS.dataLoader.slice(5)];
     expect(waitOf(frames)).toMatchObject({ kind: 'lock', call: 'threading.wait', blocks: 'queue.get' });

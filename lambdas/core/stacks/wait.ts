@@ -101,8 +101,10 @@ const WEAK: readonly Rule[] = [
     kind: 'lock',
     match: (f) =>
       (/\/lib\/python\d[\d.]*\/threading\.py$/.test(f.file) && /^(acquire|wait|join)$/.test(f.function)) ||
-      (isUser(f) && /\.acquire\(|\bwith\b.*lock.*:/i.test(f.code ?? '')),
-    call: (f) => (isUser(f) ? 'lock.acquire' : `threading.${f.function}`),
+      (isUser(f) && /\.acquire\(|\bwith\b.*lock.*:/i.test(f.code ?? '')) ||
+      // a library's own lock (logging's handler lock, held by a thread that died holding it)
+      (f.function === 'acquire' && /\block\.acquire\(/.test(f.code ?? '')),
+    call: (f) => (isUser(f) || !/threading\.py$/.test(f.file) ? 'lock.acquire' : `threading.${f.function}`),
   },
 ];
 
