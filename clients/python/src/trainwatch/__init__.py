@@ -59,7 +59,8 @@ def watch(
             writer writes every thread's Python stack to `stacks/{node_rank}.json` (protocol v1.2), rewrites it
             every 5 minutes while stuck and deletes it at the next call; default `TRAINWATCH_STACK_AFTER`, else
             60 s, and never less than 3 times the node's p99 time between calls (v1.3: the node file's
-            `call_gap_p99_s`; before 10 calls past the 5th, its median so far). The node file says the one in
+            `call_gap_p99_s`; before 10 calls past the 5th, its median so far), a floor that reaches 5 minutes at
+            most. The node file says the one in
             force (`stack_after_s`), and the stacks file whether the stuck thread still moves (`moving`).
         stacks: write those stacks files; default on wherever the node file is written, never with
             `TRAINWATCH_STACKS=0`.
