@@ -86,7 +86,7 @@ async function withStacks(deps: CheckDeps, run: RunFiles, known: RunRecord, now:
   const eff = effectiveThresholds(deps.thresholds, known.meta, known.cadence, known.attempt);
   const still = stillFor(run, known, now);
   const stuck =
-    (still !== undefined && still > Math.min(eff.stuckAfterMs ?? eff.stallAfterMs, eff.stallAfterMs)) ||
+    (still !== undefined && still > (eff.stuckAfterMs ?? eff.stallAfterMs)) ||
     ofAttempt(run.files.error ? [run.files.error] : [], boundary).length > 0;
   if (!stuck) return known.stacks ? { ...known, stacks: undefined } : known;
   const reads = new Map<number, Uint8Array | undefined>();
