@@ -15,7 +15,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
     load: () => import('./commands/status.js'),
   },
   local: {
-    summary: 'run trainwatch locally against the emulator with simulated runs; --deployed: the real stack in MiniStack',
+    summary:
+      'run trainwatch locally against the emulator with simulated runs; --deployed: the real stack in MiniStack',
     load: () => import('./commands/local.js'),
   },
   ack: {
