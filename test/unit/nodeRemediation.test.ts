@@ -171,6 +171,32 @@ describe('remediation of a multi-node run', () => {
     expect((await states.get('r1'))!.errorType).toBe('deadlock');
   });
 
+  it('a run TIMED_OUT after the job’s watchdog killed every process: the stacks written before name the culprit (issue 30)', async () => {
+    const runner = new Nodes(() => ok(GONE));
+    const stacks = {
+      attempt: 1,
+      etags: {},
+      waits: {
+        '0': { kind: 'collective', call: 'all_reduce', at: 'train.py:88', moving: false },
+        '1': {
+          kind: 'data_loader',
+          call: 'DataLoader.__next__',
+          blocks: 'queue.get',
+          at: 'dataset.py:41',
+          moving: false,
+        },
+      },
+      text: "node 0 waits in `all_reduce` (train.py:88); node 1 is in `DataLoader.__next__` (queue.get, dataset.py:41): node 1's data loader is the likely cause",
+      suspects: [1],
+      family: 'hang',
+    };
+    const { deps, slack } = world(runner, {}, 2, undefined, 'TIMED_OUT', { stacks });
+    await remediate(deps, { runId: 'r1', state: 'TIMED_OUT' }, NOW);
+    expect(details(slack)).toMatch(
+      /^culprit: node 1 \(i-00000000000000001, ip-10-0-1-21\): training thread in `DataLoader.__next__` \(queue.get, dataset.py:41\) while the others are not \(its stack file\)/m,
+    );
+  });
+
   it('diagnoses every node in one fan-out and names the Xid node as culprit; an all-nodes restart is refused', async () => {
     const runner = new Nodes((i) => ok(i === id(2) ? XID79 : GONE));
     const { deps, slack, states } = world(runner);
