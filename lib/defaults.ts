@@ -2,7 +2,7 @@ import { BUILTIN_PROFILES } from '../lambdas/core/classify/index.js';
 import { POLICY_PRESETS } from '../lambdas/core/remediation/index.js';
 
 /**
- * The defaults of the stack's own settings; props override them, the README quotes them. The runtime
+ * The defaults of the stack's own settings; props override them, docs/CONFIGURATION.md quotes them. The runtime
  * settings' defaults live with their definitions (lambdas/settings/registry.ts).
  */
 export const DEFAULTS = {

@@ -125,7 +125,7 @@ export const BUNDLING = bundling([CLASSIFY]);
 /** The bundling of a function that alerts (sweep, sentinel, remediate): the classifier and the Slack channels. */
 export const ALERTING_BUNDLING = bundling([CLASSIFY, ...SLACK_CHUNKS]);
 
-/** checkov findings on every function that this design accepts (README, "IaC scanner findings"). */
+/** checkov findings on every function that this design accepts (docs/DEPLOY.md, "IaC scanner findings"). */
 const CHECKOV_ACCEPTED: [string, string][] = [
   [
     'CKV_AWS_116',

@@ -6,7 +6,7 @@ import type { Construct } from 'constructs';
 import { acknowledge, checkovSkip } from './nag.js';
 import { privateBucketProps } from './storage.js';
 
-// Opt-in hardening (off by default, see the README, "IaC scanner findings"): what it costs is said there.
+// Opt-in hardening (off by default, see docs/DEPLOY.md, "IaC scanner findings"): what it costs is said there.
 
 /** The bucket that receives the heartbeat bucket's server access logs (created when they are on). */
 export function createAccessLogBucket(

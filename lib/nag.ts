@@ -10,7 +10,7 @@ export function acknowledge(scope: IConstruct, id: string, reason: string): void
 
 /**
  * Records an accepted checkov finding on a resource (`Metadata.checkov.skip`), with its reason, so that
- * a scan of the template reports it as skipped, not failed (README, "IaC scanner findings").
+ * a scan of the template reports it as skipped, not failed (docs/DEPLOY.md, "IaC scanner findings").
  */
 export function checkovSkip(scope: IConstruct, id: string, comment: string): void {
   const resource = scope instanceof CfnResource ? scope : scope.node.defaultChild;

@@ -24,7 +24,7 @@ export interface HealthProps extends PropsOf<Settings['health']> {}
 export type { ManagedTag, RestartCommand };
 
 /**
- * The Slack app: one thread per run attempt, buttons and `/trainwatch status` (README, "Slack app"). Each
+ * The Slack app: one thread per run attempt, buttons and `/trainwatch status` (docs/ONCALL.md, "Slack app"). Each
  * prop, its TSDoc and its default come from `SETTINGS.slack`.
  */
 export interface SlackAppProps extends PropsOf<Settings['slack']> {}

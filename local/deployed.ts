@@ -406,7 +406,7 @@ export function credentialsEnv(c: Credentials): Record<string, string> {
   };
 }
 
-/** The parameters the README has a user put after deploying (steps 5 and "Slack app"), as SecureStrings. */
+/** The parameters the README has a user put after deploying (steps 5 and docs/ONCALL.md "Slack app"), as SecureStrings. */
 export async function putParameters(ms: MiniStack, params: Record<string, string>): Promise<void> {
   for (const [name, value] of Object.entries(params))
     await aws(ms, [
@@ -430,7 +430,7 @@ export const DEPLOYED_PARAMETERS = {
 } as const;
 
 /**
- * A realistic configuration (README "A full example"): the Slack app, PagerDuty, a restart policy, a created
+ * A realistic configuration (docs/CONFIGURATION.md "A full example"): the Slack app, PagerDuty, a restart policy, a created
  * bucket kept on destroy. `retention.endedAfter` is short so that a finished run ends within a sweep or two.
  */
 export function deployedConfig(stackName = 'Trainwatch'): Record<string, unknown> {

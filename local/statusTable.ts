@@ -13,7 +13,7 @@ export function statusTable(records: readonly RunRecord[], width = 60): string {
           ? ''
           : `${progressBar(r.step, r.totalSteps, 12)} ${r.step}/${r.totalSteps ?? '?'}`;
       const eta = r.state === 'RUNNING' ? etaMs(r) : undefined;
-      // An ended run's files moved under the ended prefix: say so first (README "Ended runs").
+      // An ended run's files moved under the ended prefix: say so first (docs/STATES.md "Ended runs").
       const said = r.ended ? `ended, files in ${r.ended.folder || '(none)'}; ${r.reason}` : r.reason;
       const reason = said.length > width ? `${said.slice(0, width - 1)}…` : said;
       return [

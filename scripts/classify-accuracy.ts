@@ -1,6 +1,6 @@
 // Classification accuracy on the real log excerpts of test/fixtures/logs, per label and overall, on the
 // validation set (the headline: projects the signals were never tuned on) and the development set, as
-// Markdown (README and docs/REMEDIATION.md quote it). Run: npx tsx scripts/classify-accuracy.ts [--misses] [--since REV]
+// Markdown (docs/DIAGNOSIS.md and docs/ACCURACY.md quote it). Run: npx tsx scripts/classify-accuracy.ts [--misses] [--since REV]
 // --since REV adds the figures of the excerpts added after git revision REV alone: the freshest test, excerpts
 // nobody had seen, not even as a count, when the signals of REV were written.
 // Families and decisions are defined once, in lambdas/core/classify/causes.ts; the split in

@@ -14,11 +14,11 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export interface Setting<K extends string = string, V = unknown> {
   readonly kind: K;
   readonly env: string;
-  /** One line for the README's "Runtime configuration" table. */
+  /** One line for the "Runtime configuration" table (docs/CONFIGURATION.md). */
   readonly doc: string;
   /** The default as the config file writes it; absent: unset unless given. */
   readonly default?: unknown;
-  /** The default as the environment writes it (the README quotes it). */
+  /** The default as the environment writes it (docs/CONFIGURATION.md quotes it). */
   readonly envDefault?: string;
   /** The default the stack applies when the runtime has none (unset there means off). */
   readonly stackDefault?: unknown;
@@ -28,7 +28,7 @@ export interface Setting<K extends string = string, V = unknown> {
   readonly runtime?: string;
   readonly min?: number;
   readonly max?: number;
-  /** What unset means, for the README when there is no default (`the default bus`). */
+  /** What unset means, for docs/CONFIGURATION.md when there is no default (`the default bus`). */
   readonly unset?: string;
   readonly parse: (env: Env) => V;
 }

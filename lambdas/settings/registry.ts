@@ -10,8 +10,8 @@ import { required, text } from './text.js';
  * Every runtime setting a user chooses, once: nested as the construct's props are (the TSDoc here is the
  * props' TSDoc), with the environment variable the functions read, the default and one line of doc. The
  * config file, the props, their defaults and validation, the functions' environment, the runtime
- * loader and the README table all derive from it. Settings under `remediation` reach the remediation
- * function only; the others reach every function. How to add one: docs/ARCHITECTURE.md.
+ * loader and the table in docs/CONFIGURATION.md all derive from it. Settings under `remediation` reach the
+ * remediation function only; the others reach every function. How to add one: docs/ARCHITECTURE.md.
  */
 export const SETTINGS = {
   /**

@@ -256,8 +256,8 @@ describe('the shipped configuration', () => {
 });
 
 describe('the documented example', () => {
-  it('README.md: the full example configuration synthesizes as described', () => {
-    const doc = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  it('docs/CONFIGURATION.md: the full example configuration synthesizes as described', () => {
+    const doc = readFileSync(join(PROJECT_ROOT, 'docs', 'CONFIGURATION.md'), 'utf8');
     const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
     expect(yaml).toBeDefined();
     const { stack } = buildStack(parseYaml(yaml!) as TrainwatchConfigInput);
