@@ -30,6 +30,8 @@ export interface StatusRow {
   attempt: number;
   step: number | null;
   total_steps: number | null;
+  /** The learning rate progress.json last reported, else null. */
+  learning_rate: number | null;
   updated_at: string;
   /** Who acknowledged the current state (until the next transition), else null. */
   acknowledged_by: string | null;
@@ -79,6 +81,7 @@ export function statusRow(
     attempt: r.attempt,
     step: r.step ?? null,
     total_steps: r.totalSteps ?? null,
+    learning_rate: r.learningRate ?? null,
     updated_at: new Date(r.updatedAt).toISOString(),
     acknowledged_by: currentAck(r)?.by ?? null,
     rate: h.rate?.current ?? null,

@@ -43,6 +43,8 @@ export interface Alert {
   readonly totalSteps?: number;
   readonly etaMs?: number;
   readonly loss?: number;
+  /** The learning rate progress.json last reported (`learning_rate`). */
+  readonly learningRate?: number;
   readonly lastLogLine?: string;
   /** Extra lines: diagnosis summary, restart decision. */
   readonly details?: readonly string[];

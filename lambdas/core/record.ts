@@ -60,6 +60,8 @@ export interface RunRecord {
   readonly step?: number;
   readonly totalSteps?: number;
   readonly loss?: number;
+  /** progress.json's `learning_rate`, shown in alerts and `status`. */
+  readonly learningRate?: number;
   /** LastModified of the progress.json in which `step` was first seen at its current value. */
   readonly stepAdvancedAt?: number;
   readonly progressCheckedAt?: number;

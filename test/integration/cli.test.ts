@@ -84,6 +84,7 @@ describe('trainwatch CLI', () => {
         attempt: 1,
         step: 42,
         total_steps: 100,
+        learning_rate: null,
         updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         acknowledged_by: null,
         rate: null,

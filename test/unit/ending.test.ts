@@ -96,6 +96,9 @@ describe('an ending', () => {
         firstStep: 1,
         findings: { x: 'y' },
         nodes: {} as never,
+        learningRate: 3e-4,
+        cadence: { attempt: 3, p99s: [1], gapS: 0.5, calls: 100, everyS: 60 },
+        stacks: { attempt: 3, etags: {}, text: 't', suspects: [], family: 'hang', waits: {} },
       }),
     );
     expect(r).toEqual(record({ state: 'SUCCEEDED', version: 9, attempt: 3, etags: {} }));

@@ -181,6 +181,12 @@ describe('observe: progress.json and step tracking', () => {
     expect(r.etags.progress).toBe(obj('progress', t0).etag);
   });
 
+  it('folds learning_rate (shown in alerts and status); a later file without one clears it', () => {
+    const r = readProgress(record(), { step: 100, learning_rate: 3e-4 }, t0);
+    expect(r.learningRate).toBe(3e-4);
+    expect(readProgress(r, { step: 101 }, t0 + M).learningRate).toBeUndefined();
+  });
+
   it('an advanced step moves stepAdvancedAt to the progress LastModified (not to now)', () => {
     const first = readProgress(record(), { step: 100 }, t0);
     const next = readProgress(first, { step: 150 }, t0 + 10 * M);

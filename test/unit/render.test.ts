@@ -262,6 +262,11 @@ describe('snsMessage', () => {
     );
   });
 
+  it('shows the learning rate progress.json reported, as the loss is', () => {
+    const { body } = snsMessage(alert({ learningRate: 0.000299999 }));
+    expect(body).toContain('Loss:           2.346\nLearning rate:  0.0003\n');
+  });
+
   it('omits absent facts and sections', () => {
     const { body } = snsMessage(
       alert({ details: [], lastLogLine: '  ', loss: undefined, jobName: undefined }),

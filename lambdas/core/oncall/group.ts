@@ -91,6 +91,7 @@ export function groupAlert(members: readonly Alert[], now: number, links: Links)
     step: undefined,
     totalSteps: undefined,
     loss: undefined,
+    learningRate: undefined,
     etaMs: undefined,
     durationMs: undefined,
     lastLogLine: undefined,

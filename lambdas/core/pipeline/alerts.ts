@@ -49,6 +49,7 @@ export function buildAlert(
     totalSteps: record.totalSteps,
     etaMs: record.state === 'RUNNING' ? etaMs(record) : undefined,
     loss: record.loss,
+    learningRate: record.learningRate,
     lastLogLine: record.lastLogLine,
     details: opts.details?.length ? opts.details : undefined,
     s3Uri: `s3://${links.bucket}/${path}`,

@@ -109,7 +109,7 @@ export function observe(r: RunRecord, run: RunFiles, reads: Reads, now: number):
       tooBig('progress.json', files.progress.size) ??
       (reads.progress ? parseProgress(reads.progress) : undefined);
     if (parsed?.ok) {
-      const { step, total_steps, loss } = parsed.value;
+      const { step, total_steps, loss, learning_rate } = parsed.value;
       const at = files.progress.lastModified;
       // The first progress of a restarted attempt starts its own stall clock and rate, even at the same step.
       const boundary = attemptBoundary(next);
@@ -122,6 +122,8 @@ export function observe(r: RunRecord, run: RunFiles, reads: Reads, now: number):
         step,
         totalSteps: total_steps ?? undefined,
         loss: typeof loss === 'number' && Number.isFinite(loss) ? loss : undefined,
+        learningRate:
+          typeof learning_rate === 'number' && Number.isFinite(learning_rate) ? learning_rate : undefined,
         stepAdvancedAt: advanced || next.stepAdvancedAt === undefined ? at : next.stepAdvancedAt,
         progressCheckedAt: now,
         firstStep: rebase ? step : next.firstStep,

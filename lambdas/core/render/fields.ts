@@ -10,8 +10,8 @@ export interface AlertField {
   readonly code?: boolean;
 }
 
-/** `2.346`: four significant digits, enough to see a trend, without float noise. */
-export function formatLoss(loss: number): string {
+/** `2.346`, `0.0003`: four significant digits, enough to see a trend, without float noise (loss, learning rate). */
+export function formatMetric(loss: number): string {
   return Number.isFinite(loss) ? String(Number(loss.toPrecision(4))) : String(loss);
 }
 
@@ -28,7 +28,10 @@ export function alertFields(alert: Alert): AlertField[] {
     alert.errorType ? { label: 'Error type', value: alert.errorType, code: true } : undefined,
     alert.previousState ? { label: 'Previous state', value: alert.previousState } : undefined,
     textField('Progress', progressText(alert)),
-    alert.loss !== undefined ? { label: 'Loss', value: formatLoss(alert.loss) } : undefined,
+    alert.loss !== undefined ? { label: 'Loss', value: formatMetric(alert.loss) } : undefined,
+    alert.learningRate !== undefined
+      ? { label: 'Learning rate', value: formatMetric(alert.learningRate) }
+      : undefined,
   ];
   return fields.filter((f): f is AlertField => f !== undefined);
 }
