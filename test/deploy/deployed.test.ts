@@ -84,6 +84,17 @@ async function liveRun(runId: string): Promise<RunRecord | undefined> {
   return r.Item as RunRecord | undefined;
 }
 
+/** The live run once the deployed functions put it in `state`. */
+const inState = (runId: string, state: string, timeoutMs: number) =>
+  eventually(
+    `${runId} ${state}`,
+    async () => {
+      const r = await liveRun(runId);
+      return r?.state === state ? r : undefined;
+    },
+    timeoutMs,
+  );
+
 async function keys(prefix: string): Promise<string[]> {
   const r = await s3().send(new ListObjectsV2Command({ Bucket: out('BucketName'), Prefix: prefix }));
   return (r.Contents ?? []).map((o) => o.Key!);
@@ -193,14 +204,7 @@ describe('deployed into MiniStack (TLS, IAM enforced)', () => {
   });
 
   it('an _error reaches the sentinel through S3 → EventBridge: FAILED (oom), the alert on the KMS-encrypted topic', async () => {
-    const run = await eventually(
-      'deploy-oom FAILED',
-      async () => {
-        const r = await liveRun('deploy-oom');
-        return r?.state === 'FAILED' ? r : undefined;
-      },
-      60_000,
-    );
+    const run = await inState('deploy-oom', 'FAILED', 60_000);
     expect(run.errorType).toBe('oom');
     const alert = await eventually(
       'the alert on the subscribed queue',
@@ -244,14 +248,7 @@ describe('deployed into MiniStack (TLS, IAM enforced)', () => {
       ],
       { env: credentialsEnv(writer) },
     );
-    const run = await eventually(
-      'trainwatch-smoke-test FAILED',
-      async () => {
-        const r = await liveRun('trainwatch-smoke-test');
-        return r?.state === 'FAILED' ? r : undefined;
-      },
-      60_000,
-    );
+    const run = await inState('trainwatch-smoke-test', 'FAILED', 60_000);
     expect(run.errorType).toBe('oom');
   });
 
@@ -277,14 +274,7 @@ describe('deployed into MiniStack (TLS, IAM enforced)', () => {
   });
 
   it('the schedule fires the sweep by itself: the live run is RUNNING', async () => {
-    const run = await eventually(
-      'deploy-live RUNNING',
-      async () => {
-        const r = await liveRun('deploy-live');
-        return r?.state === 'RUNNING' ? r : undefined;
-      },
-      150_000,
-    );
+    const run = await inState('deploy-live', 'RUNNING', 150_000);
     expect(run.runId).toBe('deploy-live');
   });
 
