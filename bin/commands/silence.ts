@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type App, createApp } from '../../lambdas/app.js';
+import { HELD_CHANNELS_TEXT } from '../../lambdas/core/channels.js';
 import { parseDuration } from '../../lambdas/core/duration.js';
 import { ConfigError } from '../../lambdas/core/errors.js';
 import { describeScope, type Silence, type SilenceScope } from '../../lambdas/core/oncall/index.js';
@@ -69,7 +70,7 @@ export async function run(args: string[]): Promise<number> {
   );
   const until = s.untilResolved ? 'the run is healthy again' : new Date(s.endsAt).toISOString();
   console.log(
-    `silence ${s.id} on ${describeScope(scope)} until ${until}: Slack, SNS and PagerDuty are held; a summary follows when it ends (trainwatch unsilence ${s.id} ends it now)`,
+    `silence ${s.id} on ${describeScope(scope)} until ${until}: ${HELD_CHANNELS_TEXT} are held; a summary follows when it ends (trainwatch unsilence ${s.id} ends it now)`,
   );
   return 0;
 }

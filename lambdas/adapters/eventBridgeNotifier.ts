@@ -1,5 +1,6 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Alert } from '../core/alert.js';
+import type { ChannelName } from '../core/channels.js';
 import { DeliveryError } from '../core/errors.js';
 import { STATE_CHANGE } from '../core/eventRules.js';
 import type { Notifier } from '../core/ports.js';
@@ -26,7 +27,7 @@ export function eventDetail(alert: Alert): Alert & { errorType: string | null } 
 
 /** Puts every alert on an EventBridge bus (the default bus when none is named), for routing anywhere. */
 export class EventBridgeNotifier implements Notifier {
-  readonly channel = 'events';
+  readonly channel: ChannelName = 'events';
 
   constructor(
     private readonly eventBusName?: string,

@@ -1,4 +1,5 @@
 import type { Alert } from '../core/alert.js';
+import type { ChannelName } from '../core/channels.js';
 import { DeliveryError } from '../core/errors.js';
 import { pagerDutyEvents } from '../core/oncall/index.js';
 import type { Notifier } from '../core/ports.js';
@@ -22,7 +23,7 @@ export interface PagerDutyNotifierOptions {
  * idempotency key: a trigger sent twice after a lost answer lands in the same incident.
  */
 export class PagerDutyNotifier implements Notifier {
-  readonly channel = 'pagerduty';
+  readonly channel: ChannelName = 'pagerduty';
 
   constructor(
     private readonly routingKey: RoutingKeyResolver,

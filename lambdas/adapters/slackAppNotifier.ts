@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { Alert } from '../core/alert.js';
+import type { ChannelName } from '../core/channels.js';
 import { DeliveryError } from '../core/errors.js';
 import type { Notifier } from '../core/ports.js';
 import { slackMessage } from '../core/render/slack.js';
@@ -38,7 +39,7 @@ type Message = { text: string; blocks: unknown[] };
  * and posts the parent; the other finds the claim, fails for now, and its retry replies in the thread.
  */
 export class SlackAppNotifier implements Notifier {
-  readonly channel = 'slack';
+  readonly channel: ChannelName = 'slack';
   /** Names this sender in a claim, so its own retry may go on with what it claimed. */
   private readonly owner = randomUUID();
 

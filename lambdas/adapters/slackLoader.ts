@@ -4,6 +4,7 @@
 // bundle. Elsewhere (the CLI, the local mode, the tests) the names are undefined and the TypeScript modules
 // are imported as usual.
 import type { Alert } from '../core/alert.js';
+import type { ChannelName } from '../core/channels.js';
 import { DeliveryError } from '../core/errors.js';
 import type { Notifier } from '../core/ports.js';
 
@@ -38,7 +39,7 @@ function asDeliveryError(e: unknown): unknown {
 
 /** The Slack channel, loaded on its first alert by `load` (which gives undefined when it is not configured). */
 export class LazySlackNotifier implements Notifier {
-  readonly channel = 'slack';
+  readonly channel: ChannelName = 'slack';
   private made: Promise<Notifier> | undefined;
 
   constructor(private readonly load: () => Promise<Notifier | undefined>) {}

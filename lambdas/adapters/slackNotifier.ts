@@ -7,6 +7,7 @@ import {
   type IncomingWebhookSendArguments,
 } from '@slack/webhook/dist/IncomingWebhook.js';
 import type { Alert } from '../core/alert.js';
+import type { ChannelName } from '../core/channels.js';
 import { DeliveryError } from '../core/errors.js';
 import type { Notifier } from '../core/ports.js';
 import { slackMessage } from '../core/render/slack.js';
@@ -22,7 +23,7 @@ export interface SlackNotifierOptions {
 
 /** Posts alerts to a Slack incoming webhook. Retries are left to deliver(): the client makes one try. */
 export class SlackNotifier implements Notifier {
-  readonly channel = 'slack';
+  readonly channel: ChannelName = 'slack';
   private webhook: { url: string; client: IncomingWebhook } | undefined;
 
   constructor(

@@ -1,5 +1,6 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { Alert } from '../core/alert.js';
+import type { ChannelName } from '../core/channels.js';
 import type { Notifier } from '../core/ports.js';
 import { snsMessage } from '../core/render/text.js';
 import { awsDeliveryError } from './awsDeliveryError.js';
@@ -10,7 +11,7 @@ const sdk = once(() => import('@aws-sdk/client-sns'));
 
 /** Publishes alerts to an SNS topic (email, SMS, chat), with attributes subscribers can filter on. */
 export class SnsNotifier implements Notifier {
-  readonly channel = 'sns';
+  readonly channel: ChannelName = 'sns';
 
   constructor(
     private readonly topicArn: string,

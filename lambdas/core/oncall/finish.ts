@@ -1,4 +1,5 @@
 import type { Alert } from '../alert.js';
+import { GROUPED_CHANNELS } from '../channels.js';
 import type { Links } from '../pipeline/alerts.js';
 import { type DeliverOptions, deliver } from '../pipeline/deliver.js';
 import { isDue, LEASE_MS, openEntry, settle } from '../pipeline/outbox.js';
@@ -7,7 +8,7 @@ import type { OutboxEntry, RunRecord, Undelivered } from '../record.js';
 import { UNHEALTHY } from '../states.js';
 import { groupAlert, partition } from './group.js';
 import type { GroupMember } from './ports.js';
-import { GROUPED_CHANNELS, type Oncall } from './route.js';
+import type { Oncall } from './route.js';
 import { isActive, needsSummary, resolvedFor, stillUnhealthy } from './silence.js';
 import { summaryAlert } from './summary.js';
 

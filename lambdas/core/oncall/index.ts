@@ -1,18 +1,10 @@
+export { ALL_CHANNELS, GROUPED_CHANNELS, PEOPLE_CHANNELS } from '../channels.js';
 export { type Acknowledgement, ackLine, acknowledge, ackProblem, currentAck } from './ack.js';
 export { type FinishDeps, type FinishReport, finishGroups, finishSilences } from './finish.js';
 export { groupAlert, groupKey, MAX_GROUP, partition, reasonClass, runList } from './group.js';
 export { dedupKey, type PagerDutyEvent, pagerDutyEvents, pagerDutySeverity } from './pagerDuty.js';
 export type { GroupMember, GroupStore, SilenceStore } from './ports.js';
-export {
-  ALL_CHANNELS,
-  type DeferredAlert,
-  GROUPED_CHANNELS,
-  holdForGroup,
-  type Oncall,
-  PEOPLE_CHANNELS,
-  remindersHeld,
-  routeTransition,
-} from './route.js';
+export { type DeferredAlert, holdForGroup, type Oncall, remindersHeld, routeTransition } from './route.js';
 export {
   covers,
   describeScope,

@@ -1,17 +1,11 @@
 import type { Alert } from '../alert.js';
+import { GROUPED_CHANNELS, PEOPLE_CHANNELS } from '../channels.js';
 import type { OutboxEntry, RunRecord } from '../record.js';
 import { UNHEALTHY } from '../states.js';
 import { currentAck } from './ack.js';
 import { groupKey } from './group.js';
 import type { GroupStore, SilenceStore } from './ports.js';
 import { heldBy, type Silence } from './silence.js';
-
-/** Channels that reach people: a silence holds them. EventBridge (`events`) is never held. */
-export const PEOPLE_CHANNELS: readonly string[] = ['slack', 'sns', 'pagerduty'];
-/** Channels a grouped alert replaces; PagerDuty keeps one incident per run attempt. */
-export const GROUPED_CHANNELS: readonly string[] = ['slack', 'sns'];
-/** Every channel name: an entry written outside a sweep (the CLI) lists them all; missing ones drop out. */
-export const ALL_CHANNELS: readonly string[] = ['slack', 'sns', 'events', 'pagerduty'];
 
 /** A transition whose Slack/SNS part waits for the end of the sweep (grouping). */
 export interface DeferredAlert {

@@ -1,3 +1,4 @@
+import { HELD_CHANNELS_TEXT } from '../channels.js';
 // What the endpoint answers a click with: the clicked message again, saying who did what (its buttons for
 // that thing gone), or a note only the clicker sees. People are named by Slack mention of their verified id.
 import { escapeMrkdwn } from '../render/slack.js';
@@ -22,7 +23,7 @@ function line(done: Done, who: string): string {
   if (done.kind === 'ack')
     return `:white_check_mark: Acknowledged by ${who}: reminders stop until the run's next transition`;
   if (done.kind === 'silence')
-    return `:no_bell: Silenced ${done.for} by ${who} (\`${done.id}\`): Slack, SNS and PagerDuty are held, a summary follows when it ends`;
+    return `:no_bell: Silenced ${done.for} by ${who} (\`${done.id}\`): ${HELD_CHANNELS_TEXT} are held, a summary follows when it ends`;
   return `:arrows_counterclockwise: Restart requested by ${who}: remediation probes the instance again and restarts the run only if the policy and the probe allow; its alert follows`;
 }
 
