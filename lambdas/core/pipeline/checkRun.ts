@@ -2,24 +2,22 @@
 // (evaluate), then write: transition.ts when the state changes, maintain.ts when it does not.
 
 import { CADENCE_WARMUP_MS, learnCadence } from '../detection/cadence.js';
-import { effectiveThresholds, type Thresholds } from '../detection/thresholds.js';
+import type { Thresholds } from '../detection/thresholds.js';
 import { applyHealth, type HealthSettings } from '../health/index.js';
 import type { RunFiles } from '../listing.js';
-import { mapLimit } from '../mapLimit.js';
-import { type NodeReads, observeNodes, ofAttempt, parseNodeReads } from '../nodes/observe.js';
+import { observeNodes, parseNodeReads } from '../nodes/observe.js';
 import { planNodeReads } from '../nodes/plan.js';
 import type { Oncall } from '../oncall/index.js';
 import type { Notifier, RunStore, StateStore } from '../ports.js';
-import { MAX_JSON_BYTES, MAX_TEXT_BYTES, type RunFileName } from '../protocol/files.js';
 import type { RunRecord } from '../record.js';
-import { observeStacks, planStackReads } from '../stacks/observe.js';
 import { RunState } from '../states.js';
 import type { Links } from './alerts.js';
 import type { DeliverOptions } from './deliver.js';
-import { assess, attemptBoundary, stillFor } from './evaluate.js';
+import { assess, attemptBoundary } from './evaluate.js';
 import { maintain } from './maintain.js';
-import { type Classifier, classifyError, newRecord, observe, type Reads } from './observe.js';
+import { type Classifier, classifyError, newRecord, observe } from './observe.js';
 import { planReads } from './plan.js';
+import { readFiles, readNodes, withStacks } from './reads.js';
 import { outcome, type RunOutcome } from './runOutcome.js';
 import { transition } from './transition.js';
 
@@ -42,59 +40,6 @@ export interface CheckDeps {
 }
 
 const BACKOFF_MAX_MS = 60 * 60_000;
-
-async function readFiles(runs: RunStore, run: RunFiles, plan: Set<RunFileName>): Promise<Reads> {
-  const reads: Reads = {};
-  await Promise.all(
-    [...plan].map(async (name) => {
-      const size = run.files[name]?.size ?? 0;
-      // _complete is read whole too (no tail): an oversized one must not take the sweep's memory down.
-      if (name !== 'error' && name !== 'log' && size > MAX_JSON_BYTES) reads[name] = undefined;
-      else
-        reads[name] = await runs.read(
-          run.runId,
-          name,
-          name === 'error' || name === 'log' ? MAX_TEXT_BYTES : undefined,
-        );
-    }),
-  );
-  return reads;
-}
-
-/**
- * Node bodies, a few at a time (a 256-node run's first look must not open 256 sockets at once). An
- * oversized one is judged from its LIST size (parseNodeReads says so) and never downloaded.
- */
-async function readNodes(runs: RunStore, run: RunFiles, ranks: readonly number[]): Promise<NodeReads> {
-  const size = new Map((run.nodes ?? []).map((n) => [n.rank, n.size]));
-  const out = new Map<number, Uint8Array | undefined>();
-  await mapLimit(ranks, 16, async (rank) => {
-    out.set(rank, (size.get(rank) ?? 0) > MAX_JSON_BYTES ? undefined : await runs.readNode(run.runId, rank));
-  });
-  return out;
-}
-
-/**
- * v1.2: the stacks of a stuck run (its step still past a stall threshold, or an `_error` written)
- * are read where their ETag is new and judged (the odd node out); they are forgotten once the client deleted
- * them (its thread moved on) or the attempt changed. Returns `known` itself when nothing changed.
- */
-async function withStacks(deps: CheckDeps, run: RunFiles, known: RunRecord, now: number): Promise<RunRecord> {
-  const boundary = attemptBoundary(known);
-  if (ofAttempt(run.stacks, boundary).length === 0)
-    return known.stacks ? { ...known, stacks: undefined } : known;
-  const eff = effectiveThresholds(deps.thresholds, known.meta, known.cadence, known.attempt);
-  const still = stillFor(run, known, now);
-  const stuck =
-    (still !== undefined && still > (eff.stuckAfterMs ?? eff.stallAfterMs)) ||
-    ofAttempt(run.files.error ? [run.files.error] : [], boundary).length > 0;
-  if (!stuck) return known.stacks ? { ...known, stacks: undefined } : known;
-  const reads = new Map<number, Uint8Array | undefined>();
-  await mapLimit(planStackReads(run, known, boundary), 16, async (rank) => {
-    reads.set(rank, await deps.runs.readStack(run.runId, rank));
-  });
-  return observeStacks(known, run, reads, boundary, now);
-}
 
 /**
  * Checks one run: reads only what the plan asks, judges it, and writes the result conditionally.
@@ -157,7 +102,7 @@ export async function checkRun(
         health,
       );
     }
-    known = await withStacks(deps, run, known, now);
+    known = await withStacks(deps.runs, deps.thresholds, run, known, now);
     const verdict = assess(run, known, now, deps.thresholds);
     if (verdict.state !== base.state || base.version === 0)
       return await transition(deps, base, known, verdict, run, reads, now);

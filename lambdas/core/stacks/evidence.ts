@@ -1,8 +1,9 @@
 import type { RunRecord } from '../record.js';
 import type { Diagnosis } from '../remediation/diagnosis/types.js';
+import { describeWait } from './describe.js';
 import { stackFromPySpy } from './pyspy.js';
 import { type HangFamily, stackVerdict, trainingWait } from './verdict.js';
-import { describeWait, type Wait } from './wait.js';
+import type { Wait } from './wait.js';
 
 const line = (w: Wait | string | { readonly none: string } | undefined, source: string) =>
   typeof w === 'object' && 'kind' in w

@@ -1,5 +1,8 @@
 // Stacks of a stuck node (protocol v1.2): where each node's training thread waits, and which node is the
-// odd one out. Read by the sweep for runs in or entering STALLED, by remediation for its culprit.
+// odd one out. Read by the sweep for a run whose step is still past a stall threshold (or that wrote an
+// `_error`), by remediation for its culprit.
+
+export { describeWait } from './describe.js';
 export {
   type HangFamily,
   type NodeStackInput,
@@ -7,4 +10,4 @@ export {
   stackVerdict,
   trainingWait,
 } from './verdict.js';
-export { describeWait, signature, WAIT_KINDS, type Wait, type WaitKind, waitOf } from './wait.js';
+export { signature, WAIT_KINDS, type Wait, type WaitKind, waitOf } from './wait.js';

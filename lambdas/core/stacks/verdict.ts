@@ -1,7 +1,8 @@
 import { formatDuration } from '../duration.js';
 import { toRanges } from '../health/format.js';
 import type { StackFile } from '../protocol/stacks.js';
-import { describeWait, KIND_CAUSE, signature, type Wait, type WaitKind, waitOf } from './wait.js';
+import { describeWait, KIND_CAUSE } from './describe.js';
+import { signature, type Wait, type WaitKind, waitOf } from './wait.js';
 
 /** One node as the stack verdict sees it: where its training thread waits, or why that is unknown. */
 export interface NodeStackInput {

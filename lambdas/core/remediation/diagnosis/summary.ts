@@ -1,6 +1,6 @@
+import { describeWait } from '../../stacks/describe.js';
 import { stackFromPySpy } from '../../stacks/pyspy.js';
 import { trainingWait } from '../../stacks/verdict.js';
-import { describeWait } from '../../stacks/wait.js';
 import type { Diagnosis } from './types.js';
 
 /** What an Xid means and whether the node can still run the job (NVIDIA's Xid catalogue, abridged). */
