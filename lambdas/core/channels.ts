@@ -30,8 +30,7 @@ export const PEOPLE_CHANNELS: readonly string[] = where((t) => t.people);
 /** Channels a grouped alert replaces; PagerDuty keeps one incident per run attempt. */
 export const GROUPED_CHANNELS: readonly string[] = where((t) => t.grouped);
 
+const held = PEOPLE_CHANNELS.map((c) => CHANNELS[c as ChannelName].label);
 /** "Slack, SNS and PagerDuty": the channels a silence holds, as texts say it. */
-export const HELD_CHANNELS_TEXT = ((labels: readonly string[]) =>
-  labels.length > 1 ? `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}` : (labels[0] ?? ''))(
-  PEOPLE_CHANNELS.map((c) => CHANNELS[c as ChannelName].label),
-);
+export const HELD_CHANNELS_TEXT =
+  held.length > 1 ? `${held.slice(0, -1).join(', ')} and ${held.at(-1)}` : (held[0] ?? '');

@@ -30,11 +30,12 @@ export function judging(run: RunFiles, known: RunRecord, now: number, t: Thresho
   const current = (o: ObjectInfo | undefined) =>
     o !== undefined && (boundary === undefined || o.lastModified > boundary) ? o : undefined;
   const stacks = known.stacks?.attempt === known.attempt ? known.stacks : undefined;
+  const hang = showsHang(stacks);
   const listed = currentNodes(run, boundary);
   // One writer's silence is evidence enough; among several nodes, a learned silence needs the stacks to agree.
   const eff = forSilence(
     effectiveThresholds(t, known.meta, known.cadence, known.attempt),
-    listed.length < 2 || showsHang(stacks),
+    listed.length < 2 || hang,
   );
   const metadata = current(run.files.metadata);
   const progress = current(run.files.progress);
@@ -81,6 +82,7 @@ export function judging(run: RunFiles, known: RunRecord, now: number, t: Thresho
     beats: [metadata, progress].filter((o): o is ObjectInfo => o !== undefined),
     stillFor: stillFor(run, known, now),
     stacks,
+    stacksShowHang: hang,
     nodesAt,
   };
 }

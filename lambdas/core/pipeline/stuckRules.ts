@@ -1,4 +1,4 @@
-import { showsBusy, showsHang } from '../detection/evidence.js';
+import { showsBusy } from '../detection/evidence.js';
 import { BUSY_STALLS } from '../detection/thresholds.js';
 import { formatDuration } from '../duration.js';
 import { currentNodes } from '../nodes/observe.js';
@@ -65,7 +65,7 @@ export const stalled: Rule = (j) => {
   const head = `step ${j.known.step} has not advanced for ${formatDuration(stillFor)}`;
   const tail = `while heartbeats are fresh${silent(j)}${stacks ? `; ${stacks.text}` : ''}`;
   const cause = stacks ? { cause: 'stacks' as const } : {};
-  const hang = showsHang(stacks) || (j.nodesAt(j.now)?.silent.length ?? 0) > 0;
+  const hang = j.stacksShowHang || (j.nodesAt(j.now)?.silent.length ?? 0) > 0;
   if (eff.stuckAfterMs !== undefined && stillFor > eff.stuckAfterMs && hang)
     return {
       state: RunState.STALLED,

@@ -43,6 +43,8 @@ export interface Judging {
   readonly stillFor?: number;
   /** What the stacks of this attempt say, if any were read. */
   readonly stacks?: StackSummary;
+  /** Whether they show a hang (detection/evidence.ts `showsHang`), judged once for every rule. */
+  readonly stacksShowHang: boolean;
   /** Silent and missing nodes as of `at` (the staleness in force). */
   readonly nodesAt: (at: number) => NodeVerdict | undefined;
 }
