@@ -5,9 +5,9 @@
 import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { endedKey, flipSortKey, pk } from '../lambdas/adapters/dynamoStateStore.js';
-import { mapLimit } from '../lambdas/core/mapLimit.js';
+import { mapLimit } from '../lambdas/core/base/mapLimit.js';
+import type { Flip, RunRecord } from '../lambdas/core/model/record.js';
 import { splitPoints } from '../lambdas/core/pipeline/ranges.js';
-import type { Flip, RunRecord } from '../lambdas/core/record.js';
 import { fleet, type Once, sweepOnce } from './fleet.js';
 import { PRICES, perRunMonth, SWEEPS_PER_MONTH, sweepCost } from './prices.js';
 import { advanceHealthy, seed } from './seed.js';

@@ -7,13 +7,13 @@
 // were tuned on); seeds 11001–11650 are HELD OUT, never looked at while tuning: the figures to quote. Pure (no clock, no network).
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { loadConfig } from '../lambdas/config.js';
-import type { Alert } from '../lambdas/core/alert.js';
 import { DEFAULT_HEALTH_SETTINGS } from '../lambdas/core/health/index.js';
-import { type ObjectInfo, type RunFiles, RunGrouper } from '../lambdas/core/listing.js';
+import type { Alert } from '../lambdas/core/model/alert.js';
+import { type ObjectInfo, type RunFiles, RunGrouper } from '../lambdas/core/model/listing.js';
+import type { MovedFiles, Notifier, RunStore, StateStore } from '../lambdas/core/model/ports.js';
+import type { Ended, Flip, OutboxEntry, RunRecord, Undelivered } from '../lambdas/core/model/record.js';
 import { type CheckDeps, checkRun } from '../lambdas/core/pipeline/checkRun.js';
-import type { MovedFiles, Notifier, RunStore, StateStore } from '../lambdas/core/ports.js';
 import { RunFile, type RunFileName } from '../lambdas/core/protocol/files.js';
-import type { Ended, Flip, OutboxEntry, RunRecord, Undelivered } from '../lambdas/core/record.js';
 import {
   FAULTS,
   type FaultKind,

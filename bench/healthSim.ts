@@ -1,6 +1,6 @@
 // The health rules against a clock: a fleet of healthy but noisy runs (must raise nothing) and runs with
 // one fault each (how long until it is reported). Pure: `now` is simulated, sweeps are function calls.
-import { parseDuration } from '../lambdas/core/duration.js';
+import { parseDuration } from '../lambdas/core/base/duration.js';
 import {
   DEFAULT_HEALTH_SETTINGS,
   type HealthFindingKind,

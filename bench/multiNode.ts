@@ -2,8 +2,8 @@
 // nodes/{rank}.json. Measures what node files add to a sweep: S3 requests per node beyond the LIST share,
 // DynamoDB writes for unchanged nodes, and a sweep's peak memory.
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { mapLimit } from '../lambdas/core/base/mapLimit.js';
 import { DEFAULT_HEALTH_SETTINGS } from '../lambdas/core/health/index.js';
-import { mapLimit } from '../lambdas/core/mapLimit.js';
 import { fleet, type Once, sweepOnce } from './fleet.js';
 import { PRICES, SWEEPS_PER_MONTH } from './prices.js';
 import { wruPerWrite } from './usage.js';

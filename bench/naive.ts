@@ -1,5 +1,5 @@
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { mapLimit } from '../lambdas/core/mapLimit.js';
+import { mapLimit } from '../lambdas/core/base/mapLimit.js';
 
 /**
  * The reference strategy of a simple poll loop: discover runs, then per run GET metadata.json,

@@ -1,5 +1,5 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { mapLimit } from '../lambdas/core/mapLimit.js';
+import { mapLimit } from '../lambdas/core/base/mapLimit.js';
 
 /** The mix of a realistic fleet: mostly healthy, some finished, a few broken. */
 export const MIX = [

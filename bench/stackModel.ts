@@ -3,8 +3,8 @@
 // its stack file, and when the sweep that finds the run STALLED looks. Pure and seeded. The noise comes
 // from this model (installs, frameworks, threads, capture moments, thresholds, leftovers of earlier
 // pauses), not from picking cases the analyzer is known to handle.
-import type { RunFiles } from '../lambdas/core/listing.js';
-import type { NodeObject } from '../lambdas/core/nodes/types.js';
+import type { RunFiles } from '../lambdas/core/model/listing.js';
+import type { NodeObject } from '../lambdas/core/model/slices/nodes.js';
 import { rng } from './healthModel.js';
 import { type BYSTANDERS, CODE_DIRS, ENVS, type Env } from './stackFrames.js';
 import { type Point, type Program, stackText, trainingFrames } from './stackPrograms.js';

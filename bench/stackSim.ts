@@ -8,11 +8,12 @@
 // found by its node file predating the others' stuck time, from a real recording, not from the simulation)
 // was checked on the tuning seeds and is reported on 4501–6500, never run before it. docs/REMEDIATION.md
 // keeps all three. Pure.
+
+import type { RunRecord, StackSummary } from '../lambdas/core/model/record.js';
+import { RunState } from '../lambdas/core/model/states.js';
 import { observeNodes, parseNodeReads } from '../lambdas/core/nodes/observe.js';
 import { assess } from '../lambdas/core/pipeline/evaluate.js';
-import type { RunRecord, StackSummary } from '../lambdas/core/record.js';
 import { observeStacks, planStackReads } from '../lambdas/core/stacks/observe.js';
-import { RunState } from '../lambdas/core/states.js';
 import { type Case, CULPRITS, HEALTHY, type Peers, simulate, type Trial } from './stackModel.js';
 
 export const SIZES = [2, 4, 8, 16, 32, 64] as const;

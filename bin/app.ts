@@ -2,7 +2,7 @@
 // CDK app entry (`cdk.json`: npx tsx bin/app.ts): one trainwatch stack per account, from configuration.
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ConfigError } from '../lambdas/core/errors.js';
+import { ConfigError } from '../lambdas/core/base/errors.js';
 import { configFromContext } from '../lib/config.js';
 import { TrainwatchStack } from '../lib/stack.js';
 

@@ -1,4 +1,4 @@
-import { TrainwatchError } from '../lambdas/core/errors.js';
+import { TrainwatchError } from '../lambdas/core/base/errors.js';
 
 /** A CLI command: gets its arguments, returns the exit code. */
 export type Command = (args: string[]) => Promise<number>;

@@ -11,7 +11,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { EventRules } from '../lambdas/core/eventRules.js';
+import { EventRules } from '../lambdas/core/remediation/eventRules.js';
 import { WatchdogAlarms } from './alarms.js';
 import { createDashboard } from './dashboard.js';
 import { DEFAULTS } from './defaults.js';

@@ -2,7 +2,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { RESTART_REQUEST } from '../lambdas/core/eventRules.js';
+import { RESTART_REQUEST } from '../lambdas/core/remediation/eventRules.js';
 
 /**
  * Partition keys the on-call commands touch: live run items (`LIVE#<n>`: the ack and its outbox entry),

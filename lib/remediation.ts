@@ -3,7 +3,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { EventRules } from '../lambdas/core/eventRules.js';
+import { EventRules } from '../lambdas/core/remediation/eventRules.js';
 import { diagnoseDocument, restartDocument } from '../lambdas/ssm/documents.js';
 
 /** The two SSM Command documents this stack owns; remediation runs nothing else. */

@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import { ConfigError } from '../lambdas/core/errors.js';
+import { ConfigError } from '../lambdas/core/base/errors.js';
 import type { SETTINGS } from '../lambdas/settings/index.js';
 import { DEFAULTS, LAMBDA_ENV_LIMIT_BYTES } from './defaults.js';
 import type { TrainingRunMonitorProps } from './props.js';

@@ -1,8 +1,8 @@
 import { Token } from 'aws-cdk-lib';
 import { configuredProfile } from '../lambdas/adapters/classifier.js';
 import { loadConfig } from '../lambdas/config.js';
+import { ConfigError } from '../lambdas/core/base/errors.js';
 import { loadProfile } from '../lambdas/core/classify/index.js';
-import { ConfigError } from '../lambdas/core/errors.js';
 import { settingOfEnv } from './settings/index.js';
 
 /** Stand-ins for values only known at deploy time (bucket name, table name, ARNs). */

@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { RESTART_REQUEST } from '../lambdas/core/eventRules.js';
+import { RESTART_REQUEST } from '../lambdas/core/remediation/eventRules.js';
 import { WatchdogFunction, type WatchdogFunctionProps } from './functions.js';
 import { parameterArn } from './grants.js';
 import { checkovSkip } from './nag.js';

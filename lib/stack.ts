@@ -4,7 +4,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { parseDuration } from '../lambdas/core/duration.js';
+import { parseDuration } from '../lambdas/core/base/duration.js';
 import type { TrainwatchConfig } from './config.js';
 import { scheduleMinutes } from './config.js';
 import { TrainingRunMonitor } from './monitor.js';

@@ -5,7 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { endedKey, liveKey } from '../lambdas/adapters/dynamoStateStore.js';
-import type { RunRecord } from '../lambdas/core/record.js';
+import type { RunRecord } from '../lambdas/core/model/record.js';
 import {
   credentialsEnv,
   DEPLOYED_PARAMETERS,

@@ -1,6 +1,6 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { RunFileWriter } from '../bin/commands/heartbeatWriter.js';
-import { runKey } from '../lambdas/core/listing.js';
+import { runKey } from '../lambdas/core/model/listing.js';
 import { stackFile } from '../lambdas/core/protocol/files.js';
 
 /** What a simulated training script writes, through the same writer as `trainwatch heartbeat|progress|...`. */

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { listEnded } from '../lambdas/adapters/dynamoEndedLog.js';
 import { type App, createApp } from '../lambdas/app.js';
-import type { RunRecord } from '../lambdas/core/record.js';
+import type { RunRecord } from '../lambdas/core/model/record.js';
 import { evaluateSentinels } from '../lambdas/handlers/sentinel.js';
 import { runSweep } from '../lambdas/handlers/sweep.js';
 import { slackEndpointDeps } from '../lambdas/slack/wiring.js';

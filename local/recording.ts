@@ -2,19 +2,19 @@
 // time, in-process: every write in order, a check of the run every 60 s of recorded time as the deployed schedule
 // does, on the watchdog's DEFAULT configuration (loadConfig of an environment with only the bucket and the table:
 // no stall or stale threshold, so both are learned from the run's cadence; health rules on with their defaults).
-// Used by the local mode (its last section) and by test/unit/recordedDefaults.test.ts.
+// Used by the local mode (its last section) and by test/unit/detection/recordedDefaults.test.ts.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../lambdas/config.js';
-import type { Alert } from '../lambdas/core/alert.js';
-import { formatDuration } from '../lambdas/core/duration.js';
+import { formatDuration } from '../lambdas/core/base/duration.js';
 import { DEFAULT_HEALTH_SETTINGS } from '../lambdas/core/health/index.js';
-import { type ObjectInfo, type RunFiles, RunGrouper, splitRunKey } from '../lambdas/core/listing.js';
+import type { Alert } from '../lambdas/core/model/alert.js';
+import { type ObjectInfo, type RunFiles, RunGrouper, splitRunKey } from '../lambdas/core/model/listing.js';
+import type { Notifier, RunStore, StateStore } from '../lambdas/core/model/ports.js';
+import type { OutboxEntry, RunRecord } from '../lambdas/core/model/record.js';
 import { type CheckDeps, checkRun } from '../lambdas/core/pipeline/checkRun.js';
-import type { Notifier, RunStore, StateStore } from '../lambdas/core/ports.js';
 import { RunFile, type RunFileName } from '../lambdas/core/protocol/files.js';
-import type { OutboxEntry, RunRecord } from '../lambdas/core/record.js';
 
 /** The recordings made on a real machine (scripts/device-check.sh): torch on CPU, two nodes on gloo. */
 export const RECORDINGS = join(

@@ -8,8 +8,8 @@ import { CreateBucketCommand, PutBucketNotificationConfigurationCommand } from '
 import { CreateTopicCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { Config } from '../lambdas/config.js';
-import { ConfigError } from '../lambdas/core/errors.js';
-import { EventRules, toEventBridgeJson } from '../lambdas/core/eventRules.js';
+import { ConfigError } from '../lambdas/core/base/errors.js';
+import { EventRules, toEventBridgeJson } from '../lambdas/core/remediation/eventRules.js';
 import type { AwsClients } from './awsClients.js';
 
 /** Queues the local mode reads in place of Lambda triggers (the emulator cannot invoke Lambdas). */

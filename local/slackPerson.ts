@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { WebClient } from '@slack/web-api';
-import type { RunRecord } from '../lambdas/core/record.js';
+import type { RunRecord } from '../lambdas/core/model/record.js';
 import { ACTION, parseButtonValue } from '../lambdas/core/slack/index.js';
 import type { SlackApi, SlackMessage } from './slackApi.js';
 import { clickPayload, sendSigned } from './slackEndpointServer.js';

@@ -1,6 +1,6 @@
-import { formatDuration } from '../lambdas/core/duration.js';
-import { etaMs } from '../lambdas/core/pipeline/alerts.js';
-import type { RunRecord } from '../lambdas/core/record.js';
+import { etaMs } from '../lambdas/core/alerting/alerts.js';
+import { formatDuration } from '../lambdas/core/base/duration.js';
+import type { RunRecord } from '../lambdas/core/model/record.js';
 import { progressBar } from '../lambdas/core/render/progress.js';
 
 /** The live status table of the local mode: one row per run, with a progress bar and ETA. */

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type App, createApp } from '../../lambdas/app.js';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
 import { acknowledgeRun, onCallOf } from '../../lambdas/operations/index.js';
 import { byFrom, nowFrom, textFrom } from './oncallArgs.js';

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 import {
   BUILTIN_PROFILES,
   classifyDetailed,
@@ -6,8 +7,7 @@ import {
   loadProfile,
   type Profile,
 } from '../../lambdas/core/classify/index.js';
-import { ConfigError } from '../../lambdas/core/errors.js';
-import { runKey } from '../../lambdas/core/listing.js';
+import { runKey } from '../../lambdas/core/model/listing.js';
 import { MAX_TEXT_BYTES, type RunFileName } from '../../lambdas/core/protocol/files.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { ConfigError, TrainwatchError } from '../../lambdas/core/errors.js';
-import { runKey } from '../../lambdas/core/listing.js';
+import { ConfigError, TrainwatchError } from '../../lambdas/core/base/errors.js';
+import { runKey } from '../../lambdas/core/model/listing.js';
 import {
   MAX_TEXT_BYTES,
   nodeFile,

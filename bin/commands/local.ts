@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { App } from '../../lambdas/app.js';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 import type { RemediationDeps } from '../../lambdas/core/remediation/index.js';
 import { handleRemediation } from '../../lambdas/handlers/remediate.js';
 import { remediationDeps } from '../../lambdas/remediationDeps.js';

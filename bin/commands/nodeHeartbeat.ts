@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 import { HOSTNAME_PATTERN, parseNodeFile, toEpochMs } from '../../lambdas/core/protocol/index.js';
 import { type GpuSample, sampleGpus } from './gpuTelemetry.js';
 import {

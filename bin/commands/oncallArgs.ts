@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 
 /** `--now ISO-8601` (tests, replays) or the clock. */
 export function nowFrom(value: string | undefined): number {

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 import { ProgressSchema } from '../../lambdas/core/protocol/schemas.js';
 import {
   type CommandDeps,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createApp } from '../../lambdas/app.js';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
 import { onCallOf, requestRestart } from '../../lambdas/operations/index.js';
 import { byFrom } from './oncallArgs.js';

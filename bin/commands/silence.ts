@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { type App, createApp } from '../../lambdas/app.js';
-import { HELD_CHANNELS_TEXT } from '../../lambdas/core/channels.js';
-import { parseDuration } from '../../lambdas/core/duration.js';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { parseDuration } from '../../lambdas/core/base/duration.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
+import { HELD_CHANNELS_TEXT } from '../../lambdas/core/model/channels.js';
 import { describeScope, type Silence, type SilenceScope } from '../../lambdas/core/oncall/index.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
 import { addSilence as add, MAX_SILENCE_MS } from '../../lambdas/operations/index.js';

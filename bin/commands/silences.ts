@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createApp } from '../../lambdas/app.js';
-import { formatDuration } from '../../lambdas/core/duration.js';
+import { formatDuration } from '../../lambdas/core/base/duration.js';
 import { describeScope, isActive, type Silence } from '../../lambdas/core/oncall/index.js';
 import { nowFrom } from './oncallArgs.js';
 

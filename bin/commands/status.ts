@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
 import { type EndedRun, listEnded } from '../../lambdas/adapters/dynamoEndedLog.js';
 import { createApp } from '../../lambdas/app.js';
+import { formatDuration } from '../../lambdas/core/base/duration.js';
 import {
   describeThresholds,
   effectiveThresholds,
   type Thresholds,
 } from '../../lambdas/core/detection/thresholds.js';
-import { formatDuration } from '../../lambdas/core/duration.js';
 import {
   DEFAULT_HEALTH_SETTINGS,
   effectiveHealthSettings,
@@ -15,10 +15,10 @@ import {
   healthStatus,
   type RateUnit,
 } from '../../lambdas/core/health/index.js';
-import { runKey } from '../../lambdas/core/listing.js';
+import { runKey } from '../../lambdas/core/model/listing.js';
+import type { RunRecord } from '../../lambdas/core/model/record.js';
 import { currentAck } from '../../lambdas/core/oncall/index.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
-import type { RunRecord } from '../../lambdas/core/record.js';
 import { type NodeRow, nodeRows, nodeTable } from './statusNodes.js';
 
 /** The stable `status --json` row. */

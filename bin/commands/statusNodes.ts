@@ -1,6 +1,6 @@
-import { formatDuration } from '../../lambdas/core/duration.js';
-import type { NodeObject } from '../../lambdas/core/nodes/types.js';
-import type { RunRecord } from '../../lambdas/core/record.js';
+import { formatDuration } from '../../lambdas/core/base/duration.js';
+import type { RunRecord } from '../../lambdas/core/model/record.js';
+import type { NodeObject } from '../../lambdas/core/model/slices/nodes.js';
 
 /** One node of `status RUN_ID --json`'s `nodes` array (stable names). */
 export interface NodeRow {

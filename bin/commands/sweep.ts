@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createApp } from '../../lambdas/app.js';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 import { runSweep, type SweepReport } from '../../lambdas/handlers/sweep.js';
 
 /** One line per transition and a summary, for people. */

@@ -1,4 +1,4 @@
-import { DeliveryError } from '../core/errors.js';
+import { DeliveryError } from '../core/base/errors.js';
 
 /** Error names that mean "try again later" even though AWS reports them as the caller's fault. */
 const TRANSIENT_NAMES = new Set([

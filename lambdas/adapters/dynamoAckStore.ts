@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../core/errors.js';
+import { ConflictError } from '../core/base/errors.js';
+import type { Flip, OutboxEntry, RunRecord } from '../core/model/record.js';
 import type { Acknowledgement } from '../core/oncall/index.js';
-import type { Flip, OutboxEntry, RunRecord } from '../core/record.js';
 import { flipSortKey, liveKey, pk } from './dynamoStateStore.js';
 
 const lost = (e: unknown) => e instanceof ConditionalCheckFailedException;

@@ -1,7 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { OutboxEntry } from '../core/model/record.js';
 import type { GroupMember, GroupStore } from '../core/oncall/index.js';
-import type { OutboxEntry } from '../core/record.js';
 import { liveKey } from './dynamoStateStore.js';
 
 /**

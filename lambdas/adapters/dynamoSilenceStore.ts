@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { OutboxEntry, Undelivered } from '../core/model/record.js';
 import type { Silence, SilenceStore } from '../core/oncall/index.js';
-import type { OutboxEntry, Undelivered } from '../core/record.js';
 
 /** Every silence shares one partition: one Query lists them, and IAM can name the key (`SILENCE`). */
 export const SILENCE_PK = 'SILENCE';

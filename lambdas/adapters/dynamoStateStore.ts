@@ -13,8 +13,8 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { StateStore } from '../core/ports.js';
-import type { Ended, Flip, OutboxEntry, RunRecord, Undelivered } from '../core/record.js';
+import type { StateStore } from '../core/model/ports.js';
+import type { Ended, Flip, OutboxEntry, RunRecord, Undelivered } from '../core/model/record.js';
 
 const STATE = 'STATE';
 export const pk = (runId: string) => `RUN#${runId}`;

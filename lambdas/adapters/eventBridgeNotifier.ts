@@ -1,9 +1,9 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import type { Alert } from '../core/alert.js';
-import type { ChannelName } from '../core/channels.js';
-import { DeliveryError } from '../core/errors.js';
-import { STATE_CHANGE } from '../core/eventRules.js';
-import type { Notifier } from '../core/ports.js';
+import { DeliveryError } from '../core/base/errors.js';
+import type { Alert } from '../core/model/alert.js';
+import type { ChannelName } from '../core/model/channels.js';
+import type { Notifier } from '../core/model/ports.js';
+import { STATE_CHANGE } from '../core/remediation/eventRules.js';
 import { clip } from '../core/render/fields.js';
 import { awsDeliveryError, isTransientCode } from './awsDeliveryError.js';
 import { type ClientSource, clientOf, once } from './lazy.js';

@@ -3,7 +3,7 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../config.js';
-import type { Notifier } from '../core/ports.js';
+import type { Notifier } from '../core/model/ports.js';
 import { sdkConfig } from './clients.js';
 import { EventBridgeNotifier } from './eventBridgeNotifier.js';
 import { type ClientSource, once } from './lazy.js';

@@ -1,8 +1,8 @@
-import type { Alert } from '../core/alert.js';
-import type { ChannelName } from '../core/channels.js';
-import { DeliveryError } from '../core/errors.js';
+import { DeliveryError } from '../core/base/errors.js';
+import type { Alert } from '../core/model/alert.js';
+import type { ChannelName } from '../core/model/channels.js';
+import type { Notifier } from '../core/model/ports.js';
 import { pagerDutyEvents } from '../core/oncall/index.js';
-import type { Notifier } from '../core/ports.js';
 import type { RoutingKeyResolver } from './pagerDutyRoutingKey.js';
 
 /** PagerDuty's Events API v2 endpoint. */

@@ -1,5 +1,5 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { RESTART_REQUEST } from '../core/eventRules.js';
+import { RESTART_REQUEST } from '../core/remediation/eventRules.js';
 import type { RestartRequestDetail } from '../events/restartRequest.js';
 import { type ClientSource, clientOf, once } from './lazy.js';
 

@@ -1,6 +1,6 @@
 import { CopyObjectCommand, DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { runKey } from '../core/listing.js';
-import type { AttemptArchive } from '../core/ports.js';
+import { runKey } from '../core/model/listing.js';
+import type { AttemptArchive } from '../core/model/ports.js';
 import { ATTEMPTS_DIR, RunFile, type RunFileName } from '../core/protocol/files.js';
 
 function missing(e: unknown): boolean {

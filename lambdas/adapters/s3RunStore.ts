@@ -7,9 +7,9 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { type ObjectInfo, type RunFiles, RunGrouper, runKey } from '../core/listing.js';
-import { mapLimit } from '../core/mapLimit.js';
-import type { MovedFiles, RunStore } from '../core/ports.js';
+import { mapLimit } from '../core/base/mapLimit.js';
+import { type ObjectInfo, type RunFiles, RunGrouper, runKey } from '../core/model/listing.js';
+import type { MovedFiles, RunStore } from '../core/model/ports.js';
 import {
   nodeFile,
   nodeKeyOf,

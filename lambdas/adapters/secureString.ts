@@ -1,6 +1,6 @@
 import { BaseProvider } from '@aws-lambda-powertools/parameters/base';
 import type { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { DeliveryError } from '../core/errors.js';
+import { DeliveryError } from '../core/base/errors.js';
 import { type ClientSource, clientOf, once } from './lazy.js';
 
 /** Rotating a secret in SSM reaches warm Lambdas within this time. */

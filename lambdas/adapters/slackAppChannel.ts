@@ -3,8 +3,8 @@
 // API client is loaded only by a function that posts as the app, and only once it has something to say.
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DeliveryError } from '../core/errors.js';
-import type { Notifier } from '../core/ports.js';
+import { DeliveryError } from '../core/base/errors.js';
+import type { Notifier } from '../core/model/ports.js';
 import { DynamoSlackThreads } from './dynamoSlackThreads.js';
 import type { ClientSource } from './lazy.js';
 import { secretResolver } from './secureString.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
-import type { Alert } from '../core/alert.js';
-import type { ChannelName } from '../core/channels.js';
-import { DeliveryError } from '../core/errors.js';
-import type { Notifier } from '../core/ports.js';
+import { DeliveryError } from '../core/base/errors.js';
+import type { Alert } from '../core/model/alert.js';
+import type { ChannelName } from '../core/model/channels.js';
+import type { Notifier } from '../core/model/ports.js';
 import { slackMessage } from '../core/render/slack.js';
 import {
   advance,

@@ -3,10 +3,11 @@
 // each channel is its own file, imported at run time, and the imports of the sources are dropped from the
 // bundle. Elsewhere (the CLI, the local mode, the tests) the names are undefined and the TypeScript modules
 // are imported as usual.
-import type { Alert } from '../core/alert.js';
-import type { ChannelName } from '../core/channels.js';
-import { DeliveryError } from '../core/errors.js';
-import type { Notifier } from '../core/ports.js';
+
+import { DeliveryError } from '../core/base/errors.js';
+import type { Alert } from '../core/model/alert.js';
+import type { ChannelName } from '../core/model/channels.js';
+import type { Notifier } from '../core/model/ports.js';
 
 declare const __TRAINWATCH_SLACK_WEBHOOK_CHUNK__: string | undefined;
 declare const __TRAINWATCH_SLACK_APP_CHUNK__: string | undefined;

@@ -6,10 +6,10 @@ import {
   IncomingWebhook,
   type IncomingWebhookSendArguments,
 } from '@slack/webhook/dist/IncomingWebhook.js';
-import type { Alert } from '../core/alert.js';
-import type { ChannelName } from '../core/channels.js';
-import { DeliveryError } from '../core/errors.js';
-import type { Notifier } from '../core/ports.js';
+import { DeliveryError } from '../core/base/errors.js';
+import type { Alert } from '../core/model/alert.js';
+import type { ChannelName } from '../core/model/channels.js';
+import type { Notifier } from '../core/model/ports.js';
 import { slackMessage } from '../core/render/slack.js';
 import type { WebhookUrlResolver } from './slackWebhookUrl.js';
 

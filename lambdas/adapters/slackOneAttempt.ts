@@ -1,6 +1,6 @@
 // Bundled in place of `p-retry` in the Lambda functions (lib/functions.ts aliases it): the official Slack
 // client's only use of it. trainwatch gives the client `retryConfig: { retries: 0 }` (slackNotifier.ts)
-// because the run's outbox retries what a channel could not take (core/pipeline/deliver.ts); with no
+// because the run's outbox retries what a channel could not take (core/alerting/deliver.ts); with no
 // retries, p-retry makes one attempt and unwraps an AbortError, which is all this does. p-retry and its
 // `retry` dependency were 4.4 KB of every bundle. The CLI, local mode and tests keep the real package.
 

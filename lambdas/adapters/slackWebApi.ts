@@ -1,5 +1,5 @@
 import { ErrorCode, LogLevel, type WebAPICallError, WebClient } from '@slack/web-api';
-import { DeliveryError } from '../core/errors.js';
+import { DeliveryError } from '../core/base/errors.js';
 
 /** Slack's official Web API client, one attempt per call: the run's outbox retries what failed. */
 export function webClient(token: string, apiUrl?: string, timeoutMs = 5000): WebClient {

@@ -2,7 +2,7 @@
 // Lambda bundles it is its own file, `slack-webhook.mjs` beside `index.mjs` (lib/functions.ts), so no Slack
 // client nor the Block Kit rendering is loaded at cold start.
 import type { SSMClient } from '@aws-sdk/client-ssm';
-import type { Notifier } from '../core/ports.js';
+import type { Notifier } from '../core/model/ports.js';
 import type { ClientSource } from './lazy.js';
 import { SlackNotifier, type SlackNotifierOptions } from './slackNotifier.js';
 import { slackWebhookUrl } from './slackWebhookUrl.js';

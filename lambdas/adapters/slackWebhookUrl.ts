@@ -1,5 +1,5 @@
 import type { SSMClient } from '@aws-sdk/client-ssm';
-import { DeliveryError } from '../core/errors.js';
+import { DeliveryError } from '../core/base/errors.js';
 import type { ClientSource } from './lazy.js';
 import { SECRET_MAX_AGE_S, secretResolver } from './secureString.js';
 

@@ -1,7 +1,7 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
-import type { Alert } from '../core/alert.js';
-import type { ChannelName } from '../core/channels.js';
-import type { Notifier } from '../core/ports.js';
+import type { Alert } from '../core/model/alert.js';
+import type { ChannelName } from '../core/model/channels.js';
+import type { Notifier } from '../core/model/ports.js';
 import { snsMessage } from '../core/render/text.js';
 import { awsDeliveryError } from './awsDeliveryError.js';
 import { type ClientSource, clientOf, once } from './lazy.js';

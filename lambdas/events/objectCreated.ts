@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../core/zod.js';
+import '../core/base/zod.js';
 import { jsonOf, parseWith, SqsBatch } from './parse.js';
 
 /** The part of an EventBridge `Object Created` event from S3 that we use. */

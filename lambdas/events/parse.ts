@@ -1,6 +1,6 @@
 import { parse } from '@aws-lambda-powertools/parser';
 import * as z from 'zod/mini';
-import '../core/zod.js';
+import '../core/base/zod.js';
 
 // Powertools' own EventBridge and SQS schemas and envelopes import `{ z }` from zod, which bundles all of
 // zod's locales (+360 KB per function, past the 250 KB budget): the schemas here are ours, parsed with its `parse`.

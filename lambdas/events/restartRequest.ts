@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { REMEDIABLE_STATES, RESTART_REQUEST } from '../core/eventRules.js';
 import { runIdProblem } from '../core/protocol/runId.js';
+import { REMEDIABLE_STATES, RESTART_REQUEST } from '../core/remediation/eventRules.js';
 import type { RemediationRequest } from '../core/remediation/index.js';
-import '../core/zod.js';
+import '../core/base/zod.js';
 import { jsonOf, type Parsed, parseWith } from './parse.js';
 import { Transition } from './transition.js';
 

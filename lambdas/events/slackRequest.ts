@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../core/zod.js';
+import '../core/base/zod.js';
 
 /** A request as the Slack endpoint's function URL hands it over: lower-case headers and the raw body. */
 export interface HttpRequest {

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { DIAGNOSED_WARNING, REMEDIABLE_STATES } from '../core/eventRules.js';
 import { runIdProblem } from '../core/protocol/runId.js';
+import { DIAGNOSED_WARNING, REMEDIABLE_STATES } from '../core/remediation/eventRules.js';
 import type { RemediationRequest } from '../core/remediation/index.js';
-import '../core/zod.js';
+import '../core/base/zod.js';
 
 const noDetail = 'not an EventBridge event with a detail';
 const badRunId = 'detail.runId is missing or invalid';

@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { type App, createApp } from '../app.js';
-import { splitRunKey } from '../core/listing.js';
+import { splitRunKey } from '../core/model/listing.js';
 import { checkRun } from '../core/pipeline/checkRun.js';
 import { bringBack, type SweepSummary, summarise } from '../core/pipeline/sweep.js';
 import { runIdProblem } from '../core/protocol/runId.js';

@@ -4,8 +4,10 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoAckStore } from '../adapters/dynamoAckStore.js';
 import type { DynamoSilenceStore } from '../adapters/dynamoSilenceStore.js';
 import type { RestartRequests } from '../adapters/restartRequests.js';
-import { ConfigError, ConflictError } from '../core/errors.js';
-import { REMEDIABLE_STATES } from '../core/eventRules.js';
+import type { Links } from '../core/alerting/alerts.js';
+import { ConfigError, ConflictError } from '../core/base/errors.js';
+import type { StateStore } from '../core/model/ports.js';
+import type { Flip, OutboxEntry, RunRecord } from '../core/model/record.js';
 import {
   ALL_CHANNELS,
   ackLine,
@@ -14,9 +16,7 @@ import {
   type Silence,
   type SilenceScope,
 } from '../core/oncall/index.js';
-import type { Links } from '../core/pipeline/alerts.js';
-import type { StateStore } from '../core/ports.js';
-import type { Flip, OutboxEntry, RunRecord } from '../core/record.js';
+import { REMEDIABLE_STATES } from '../core/remediation/eventRules.js';
 
 /** The stores the on-call operations write, and where the run's files are (for the announcement). */
 export interface OnCallDeps {

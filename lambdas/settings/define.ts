@@ -1,5 +1,5 @@
-import { parseDuration } from '../core/duration.js';
-import { ConfigError } from '../core/errors.js';
+import { parseDuration } from '../core/base/duration.js';
+import { ConfigError } from '../core/base/errors.js';
 import { normalisePrefix } from '../core/protocol/files.js';
 
 /** The process environment, or any map of the same names (tests, local mode, synth-time checks). */

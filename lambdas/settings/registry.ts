@@ -1,5 +1,5 @@
+import { formatDuration } from '../core/base/duration.js';
 import { FIXED } from '../core/detection/thresholds.js';
-import { formatDuration } from '../core/duration.js';
 import { parsePercent } from '../core/health/settings.js';
 import { days, duration, int, keyPrefix, optionalDuration, phases, word } from './define.js';
 import { profile, restartCommands, restartPolicy, tag } from './remediation.js';

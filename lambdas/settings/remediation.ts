@@ -1,8 +1,8 @@
+import { ConfigError } from '../core/base/errors.js';
 import { PROFILE_NAMES } from '../core/classify/names.js';
-import { ConfigError } from '../core/errors.js';
+import type { JobCommand } from '../core/model/slices/remediation.js';
+import { validParam } from '../core/protocol/ssmParams.js';
 import { loadPolicy, type RestartPolicy } from '../core/remediation/policy/index.js';
-import type { JobCommand } from '../core/remediation/state.js';
-import { validParam } from '../core/ssmParams.js';
 import { type Base, type Env, read } from './define.js';
 
 /** The settings whose values are policies, profiles and commands: parsed by the core's own loaders. */

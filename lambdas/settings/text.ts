@@ -1,4 +1,4 @@
-import { ConfigError } from '../core/errors.js';
+import { ConfigError } from '../core/base/errors.js';
 import { type Base, type Env, read } from './define.js';
 
 function fail(name: string, message: string): never {

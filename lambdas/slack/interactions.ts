@@ -1,6 +1,6 @@
 // A click on one of an alert's buttons: who may, whether the run is still where the alert said, then the
 // same operation as the CLI, once (a retried request finds its claim), and the message updated.
-import { ConfigError, ConflictError } from '../core/errors.js';
+import { ConfigError, ConflictError } from '../core/base/errors.js';
 import {
   type ActionId,
   afterAction,

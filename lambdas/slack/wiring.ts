@@ -14,7 +14,7 @@ import { respond } from '../adapters/slackResponder.js';
 import { userGroupMembers } from '../adapters/slackUserGroups.js';
 import { webClient } from '../adapters/slackWebApi.js';
 import { loadConfig } from '../config.js';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError } from '../core/base/errors.js';
 import type { Env } from '../settings/index.js';
 import type { Log, SlackEndpointDeps } from './deps.js';
 

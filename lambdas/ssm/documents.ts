@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { PARAM_PATTERNS } from '../core/ssmParams.js';
+import { PARAM_PATTERNS } from '../core/protocol/ssmParams.js';
 
 /** The scripts, read at synth time: the documents embed them verbatim. */
 const script = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');

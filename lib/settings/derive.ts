@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 import {
   getPath,
   SETTINGS,

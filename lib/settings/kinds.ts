@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { z } from 'zod';
-import { parseDuration } from '../../lambdas/core/duration.js';
+import { parseDuration } from '../../lambdas/core/base/duration.js';
 import { REMEDIATION_CODECS } from './remediationKinds.js';
 import { SLACK_CODECS } from './slackKinds.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 import { PROFILES, RESTART_PRESETS } from '../defaults.js';
 import type { Codec } from './kinds.js';
 

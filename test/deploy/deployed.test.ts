@@ -8,7 +8,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { endedKey, liveKey } from '../../lambdas/adapters/dynamoStateStore.js';
 import { signSlackRequest } from '../../lambdas/adapters/slackSignature.js';
-import type { RunRecord } from '../../lambdas/core/record.js';
+import type { RunRecord } from '../../lambdas/core/model/record.js';
 import {
   ACCOUNT,
   assumeRole,

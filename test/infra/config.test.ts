@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 import {
   configFromContext,
   parseConfig,

@@ -5,7 +5,7 @@ import { run as complete } from '../../bin/commands/complete.js';
 import { run as error } from '../../bin/commands/error.js';
 import { run as heartbeat } from '../../bin/commands/heartbeat.js';
 import { run as progress } from '../../bin/commands/progress.js';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 import type { RunFileName } from '../../lambdas/core/protocol/files.js';
 import { runSweep } from '../../lambdas/handlers/sweep.js';
 import { type TestEnvironment, testEnvironment } from '../support/environment.js';

@@ -5,7 +5,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleGpus } from '../../bin/commands/gpuTelemetry.js';
 import { run as nodeHeartbeat } from '../../bin/commands/nodeHeartbeat.js';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 import { parseNodeFile } from '../../lambdas/core/protocol/index.js';
 import { type TestEnvironment, testEnvironment } from '../support/environment.js';
 

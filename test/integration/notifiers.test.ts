@@ -28,9 +28,9 @@ import { SlackNotifier } from '../../lambdas/adapters/slackNotifier.js';
 import { slackWebhookUrl } from '../../lambdas/adapters/slackWebhookUrl.js';
 import { SnsNotifier } from '../../lambdas/adapters/snsNotifier.js';
 import { loadConfig } from '../../lambdas/config.js';
-import type { Alert } from '../../lambdas/core/alert.js';
-import { DeliveryError } from '../../lambdas/core/errors.js';
-import { deliver } from '../../lambdas/core/pipeline/deliver.js';
+import { deliver } from '../../lambdas/core/alerting/deliver.js';
+import { DeliveryError } from '../../lambdas/core/base/errors.js';
+import type { Alert } from '../../lambdas/core/model/alert.js';
 import { type SlackServer, startSlackServer } from '../support/slackServer.js';
 
 const endpoint = inject('motoEndpoint');

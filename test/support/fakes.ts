@@ -1,9 +1,9 @@
-import type { Alert } from '../../lambdas/core/alert.js';
-import { DeliveryError } from '../../lambdas/core/errors.js';
-import { type ObjectInfo, type RunFiles, RunGrouper } from '../../lambdas/core/listing.js';
-import type { MovedFiles, Notifier, RunStore, StateStore } from '../../lambdas/core/ports.js';
+import { DeliveryError } from '../../lambdas/core/base/errors.js';
+import type { Alert } from '../../lambdas/core/model/alert.js';
+import { type ObjectInfo, type RunFiles, RunGrouper } from '../../lambdas/core/model/listing.js';
+import type { MovedFiles, Notifier, RunStore, StateStore } from '../../lambdas/core/model/ports.js';
+import type { Ended, Flip, OutboxEntry, RunRecord, Undelivered } from '../../lambdas/core/model/record.js';
 import { RunFile, type RunFileName } from '../../lambdas/core/protocol/files.js';
-import type { Ended, Flip, OutboxEntry, RunRecord, Undelivered } from '../../lambdas/core/record.js';
 
 const encoder = new TextEncoder();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lambdas/config.js';
-import { formatDuration, parseDuration } from '../../lambdas/core/duration.js';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { formatDuration, parseDuration } from '../../lambdas/core/base/duration.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 
 const M = 60_000;
 const BASE = { TRAINWATCH_BUCKET: 'heartbeats', TRAINWATCH_TABLE: 'runs' };

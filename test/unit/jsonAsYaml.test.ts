@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ConfigError } from '../../lambdas/core/errors.js';
+import { ConfigError } from '../../lambdas/core/base/errors.js';
 
 // As in the Lambda bundles (lib/functions.ts aliases `yaml` to the JSON reader).
 vi.mock('yaml', async () => await import('../../lambdas/adapters/jsonAsYaml.js'));

@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../base/errors.js';
 import { BUILTIN_PROFILES } from './profiles/index.js';
 import { type Profile, ProfileSchema, type Signal } from './schema.js';
 

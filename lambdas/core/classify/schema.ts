@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../zod.js';
+import '../base/zod.js';
 
 /** How bad a matched signal is. */
 export const SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;

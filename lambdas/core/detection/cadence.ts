@@ -1,5 +1,5 @@
-import type { NodeSummaries } from '../nodes/types.js';
-import type { Cadence } from './types.js';
+import type { Cadence } from '../model/slices/cadence.js';
+import type { NodeSummaries } from '../model/slices/nodes.js';
 
 /** How many reads the learned p99 remembers (at the 5-minute telemetry period: the last half hour). */
 export const CADENCE_READS = 6;

@@ -1,4 +1,4 @@
-import type { StackSummary } from '../record.js';
+import type { StackSummary } from '../model/record.js';
 import type { Wait, WaitKind } from '../stacks/wait.js';
 
 /** Waits a thread sits in only when it is blocked: a running loop or a save is no hang. */

@@ -1,7 +1,7 @@
-import { formatDuration } from '../duration.js';
-import type { KnownMetadata } from '../record.js';
+import { formatDuration } from '../base/duration.js';
+import type { KnownMetadata } from '../model/record.js';
+import type { Cadence } from '../model/slices/cadence.js';
 import { usualP99S } from './cadence.js';
-import type { Cadence } from './types.js';
 
 /**
  * Global thresholds (configuration). Stale and stall are learned from each run when unset (the fixed

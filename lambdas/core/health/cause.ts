@@ -1,4 +1,4 @@
-import { median, showRanges, toRanges } from './format.js';
+import { median, showRanges, toRanges } from '../base/format.js';
 import type { HealthSettings } from './settings.js';
 import type { GpuReading, NodeObservation } from './types.js';
 

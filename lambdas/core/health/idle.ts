@@ -1,5 +1,5 @@
-import { formatDuration } from '../duration.js';
-import { fromRanges, showRanges, toRanges } from './format.js';
+import { formatDuration } from '../base/duration.js';
+import { fromRanges, showRanges, toRanges } from '../base/format.js';
 import type { HealthSettings } from './settings.js';
 import { labelOf } from './straggler.js';
 import type { GpuReading, IdleTrack, NodeObservation } from './types.js';

@@ -5,8 +5,9 @@
  * each node file, `{ at, step }` for progress.json), stores the returned state, alerts `raised` findings
  * with `page`, sends a recovery for `cleared` ones, and keeps `findings` under their `key`. docs/HEALTH.md.
  */
+
+export { formatRate, formatUtc, median } from '../base/format.js';
 export { PAGES } from './findings.js';
-export { formatRate, formatUtc, median } from './format.js';
 export { type HealthInput, type HealthJudgement, judgeHealth } from './judge.js';
 export {
   effectiveHealthSettings,

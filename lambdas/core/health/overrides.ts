@@ -1,4 +1,4 @@
-import { parseDuration } from '../duration.js';
+import { parseDuration } from '../base/duration.js';
 import { type HealthSettings, parsePercent } from './settings.js';
 
 /** A run's own thresholds, from `metadata.json`; compact, to keep in the run item's known metadata. */

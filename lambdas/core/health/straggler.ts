@@ -1,6 +1,6 @@
-import { formatDuration } from '../duration.js';
-import { nodeLabel } from '../nodes/types.js';
-import { formatSeconds, median } from './format.js';
+import { formatDuration } from '../base/duration.js';
+import { formatSeconds, median } from '../base/format.js';
+import { nodeLabel } from '../model/slices/nodes.js';
 import type { HealthSettings } from './settings.js';
 import type { NodeObservation, StragglerTrack } from './types.js';
 

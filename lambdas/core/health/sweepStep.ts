@@ -1,7 +1,7 @@
-import { withFinding } from '../findings.js';
-import type { RunFiles } from '../listing.js';
+import { withFinding } from '../model/findings.js';
+import type { RunFiles } from '../model/listing.js';
+import type { RunRecord } from '../model/record.js';
 import type { ParsedNodes } from '../nodes/observe.js';
-import type { RunRecord } from '../record.js';
 import { judgeHealth } from './judge.js';
 import { effectiveHealthSettings } from './overrides.js';
 import type { HealthSettings } from './settings.js';

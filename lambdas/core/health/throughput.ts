@@ -1,5 +1,5 @@
+import { formatRate, formatUtc, median } from '../base/format.js';
 import { blendGpus, causeText, dropCause, gpuNow, idleThrough } from './cause.js';
-import { formatRate, formatUtc, median } from './format.js';
 import type { RateSample } from './rate.js';
 import type { HealthSettings } from './settings.js';
 import type { NodeObservation, RateState, RateUnit } from './types.js';

@@ -1,5 +1,5 @@
-import { formatDuration } from '../duration.js';
-import { type NodeObject, type NodeSummaries, nodeLabel } from './types.js';
+import { formatDuration } from '../base/duration.js';
+import { type NodeObject, type NodeSummaries, nodeLabel } from '../model/slices/nodes.js';
 
 /** What a node-level judgement needs to know; every time is epoch ms on S3's clock or the sweep's `now`. */
 export interface NodeFreshnessInput {

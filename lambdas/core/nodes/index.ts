@@ -1,3 +1,4 @@
+export { type NodeObject, type NodeSummaries, type NodeSummary, nodeLabel } from '../model/slices/nodes.js';
 export {
   CULPRIT_KINDS,
   type Culprit,
@@ -5,8 +6,7 @@ export {
   findCulprit,
   type NodeExamination,
   type NodeFindings,
-} from './culprit.js';
-export { judgeNodes, type NodeFreshnessInput, type NodeVerdict } from './freshness.js';
+} from '../remediation/culprit.js';
 export {
   batches,
   type NodeRestart,
@@ -15,5 +15,5 @@ export {
   type RestartPlan,
   type RestartTarget,
   SEND_COMMAND_MAX_TARGETS,
-} from './restartPlan.js';
-export { type NodeObject, type NodeSummaries, type NodeSummary, nodeLabel } from './types.js';
+} from '../remediation/restartPlan.js';
+export { judgeNodes, type NodeFreshnessInput, type NodeVerdict } from './freshness.js';

@@ -1,9 +1,9 @@
-import { withFinding } from '../findings.js';
-import type { RunFiles } from '../listing.js';
+import { withFinding } from '../model/findings.js';
+import type { RunFiles } from '../model/listing.js';
+import type { RunRecord } from '../model/record.js';
+import type { NodeObject, NodeSummaries, NodeSummary } from '../model/slices/nodes.js';
 import { MAX_JSON_BYTES, nodeFile } from '../protocol/files.js';
 import { type ParsedNode, parseNodeFile } from '../protocol/node.js';
-import type { RunRecord } from '../record.js';
-import type { NodeObject, NodeSummaries, NodeSummary } from './types.js';
 
 /** Node bodies read this time, by rank; `undefined` means the object vanished between LIST and GET. */
 export type NodeReads = ReadonlyMap<number, Uint8Array | undefined>;

@@ -1,5 +1,5 @@
-import type { RunFiles } from '../listing.js';
-import type { RunRecord } from '../record.js';
+import type { RunFiles } from '../model/listing.js';
+import type { RunRecord } from '../model/record.js';
 import { currentNodes } from './observe.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { Alert } from '../alert.js';
-import { buildAlert, type Links } from '../pipeline/alerts.js';
-import type { RunRecord } from '../record.js';
-import { UNHEALTHY } from '../states.js';
+import { buildAlert, type Links } from '../alerting/alerts.js';
+import type { Alert } from '../model/alert.js';
+import type { RunRecord } from '../model/record.js';
+import { UNHEALTHY } from '../model/states.js';
 
 /** A person's "I've got this", stored on the run item; valid until the run's next transition. */
 export interface Acknowledgement {

@@ -1,7 +1,7 @@
-import type { Alert, ListedRun } from '../alert.js';
-import type { Links } from '../pipeline/alerts.js';
-import { type RunState, UNHEALTHY } from '../states.js';
-import { prefixLinks } from './links.js';
+import type { Links } from '../alerting/alerts.js';
+import { prefixLinks } from '../alerting/links.js';
+import type { Alert, ListedRun } from '../model/alert.js';
+import { type RunState, UNHEALTHY } from '../model/states.js';
 
 /** DynamoDB takes at most 100 items per transaction: one group claims at most this many runs. */
 export const MAX_GROUP = 99;

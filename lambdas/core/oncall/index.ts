@@ -1,4 +1,4 @@
-export { ALL_CHANNELS, GROUPED_CHANNELS, PEOPLE_CHANNELS } from '../channels.js';
+export { ALL_CHANNELS, GROUPED_CHANNELS, PEOPLE_CHANNELS } from '../model/channels.js';
 export { type Acknowledgement, ackLine, acknowledge, ackProblem, currentAck } from './ack.js';
 export { type FinishDeps, type FinishReport, finishGroups, finishSilences } from './finish.js';
 export { groupAlert, groupKey, MAX_GROUP, partition, reasonClass, runList } from './group.js';

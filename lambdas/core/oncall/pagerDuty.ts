@@ -1,6 +1,6 @@
-import type { Alert } from '../alert.js';
+import type { Alert } from '../model/alert.js';
+import { RunState, UNHEALTHY } from '../model/states.js';
 import { alertFields, clip } from '../render/fields.js';
-import { RunState, UNHEALTHY } from '../states.js';
 
 /** PagerDuty Events API v2 severities. */
 export type PagerDutySeverity = 'critical' | 'error' | 'warning' | 'info';

@@ -1,4 +1,4 @@
-import type { OutboxEntry, Undelivered } from '../record.js';
+import type { OutboxEntry, Undelivered } from '../model/record.js';
 import type { Silence } from './silence.js';
 
 /** Silences (DynamoDB, own key space). The summary is written at most once, by a conditional write. */

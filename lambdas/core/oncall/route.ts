@@ -1,7 +1,7 @@
-import type { Alert } from '../alert.js';
-import { GROUPED_CHANNELS, PEOPLE_CHANNELS } from '../channels.js';
-import type { OutboxEntry, RunRecord } from '../record.js';
-import { UNHEALTHY } from '../states.js';
+import type { Alert } from '../model/alert.js';
+import { GROUPED_CHANNELS, PEOPLE_CHANNELS } from '../model/channels.js';
+import type { OutboxEntry, RunRecord } from '../model/record.js';
+import { UNHEALTHY } from '../model/states.js';
 import { currentAck } from './ack.js';
 import { groupKey } from './group.js';
 import type { GroupStore, SilenceStore } from './ports.js';

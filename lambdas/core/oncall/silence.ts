@@ -1,5 +1,5 @@
-import type { OutboxEntry, RunRecord } from '../record.js';
-import { UNHEALTHY } from '../states.js';
+import type { OutboxEntry, RunRecord } from '../model/record.js';
+import { UNHEALTHY } from '../model/states.js';
 
 /** What a silence covers: one run, every run of a job, or everything. */
 export type SilenceScope =

@@ -1,9 +1,9 @@
-import type { Alert, ListedRun } from '../alert.js';
-import type { Links } from '../pipeline/alerts.js';
-import type { RunRecord } from '../record.js';
-import { RunState } from '../states.js';
+import type { Links } from '../alerting/alerts.js';
+import { prefixLinks } from '../alerting/links.js';
+import type { Alert, ListedRun } from '../model/alert.js';
+import type { RunRecord } from '../model/record.js';
+import { RunState } from '../model/states.js';
 import { runList } from './group.js';
-import { prefixLinks } from './links.js';
 import { describeScope, type Silence } from './silence.js';
 
 const WORST: readonly RunState[] = [RunState.FAILED, RunState.TIMED_OUT, RunState.STALLED, RunState.WARNING];

@@ -2,13 +2,13 @@
 // swept prefix (RunStore.moveToEnded) and then its record out of the live set (StateStore.end), in that
 // order: a crash in between leaves a live record whose files are gone, which the next sweep ends.
 
-import type { RunFiles } from '../listing.js';
+import type { RunFiles } from '../model/listing.js';
+import type { RunStore, StateStore } from '../model/ports.js';
+import type { Flip, RunRecord } from '../model/record.js';
+import { RunState, UNHEALTHY } from '../model/states.js';
 import { currentAck } from '../oncall/ack.js';
 import type { Oncall } from '../oncall/route.js';
 import { covers, isActive, needsSummary } from '../oncall/silence.js';
-import type { RunStore, StateStore } from '../ports.js';
-import type { Flip, RunRecord } from '../record.js';
-import { RunState, UNHEALTHY } from '../states.js';
 
 /** States a run ends in once they have lasted `endedAfterMs`: nothing but a new attempt changes them. */
 export const ENDING_STATES: ReadonlySet<RunState> = new Set([

@@ -1,9 +1,9 @@
 import { showsHang } from '../detection/evidence.js';
 import { effectiveThresholds, forSilence, type Thresholds } from '../detection/thresholds.js';
-import type { ObjectInfo, RunFiles } from '../listing.js';
+import type { ObjectInfo, RunFiles } from '../model/listing.js';
+import type { RunRecord } from '../model/record.js';
 import { judgeNodes, type NodeVerdict } from '../nodes/freshness.js';
 import { currentNodes } from '../nodes/observe.js';
-import type { RunRecord } from '../record.js';
 import { RULES } from './rules.js';
 import type { Judging, Verdict } from './verdict.js';
 

@@ -1,9 +1,9 @@
+import { buildAlert } from '../alerting/alerts.js';
+import { isDue, LEASE_MS, openEntry } from '../alerting/outbox.js';
+import type { OutboxEntry, RunRecord } from '../model/record.js';
+import { UNHEALTHY } from '../model/states.js';
 import { remindersHeld } from '../oncall/index.js';
-import type { OutboxEntry, RunRecord } from '../record.js';
-import { UNHEALTHY } from '../states.js';
-import { buildAlert } from './alerts.js';
 import type { CheckDeps } from './checkRun.js';
-import { isDue, LEASE_MS, openEntry } from './outbox.js';
 import { outcome, type RunOutcome, send } from './runOutcome.js';
 import type { Verdict } from './verdict.js';
 

@@ -1,6 +1,8 @@
-import { skew, tooBig, withFinding } from '../findings.js';
 import { type HealthOverrides, healthOverrides } from '../health/overrides.js';
-import type { RunFiles } from '../listing.js';
+import { skew, tooBig, withFinding } from '../model/findings.js';
+import type { RunFiles } from '../model/listing.js';
+import type { KnownMetadata, RunRecord } from '../model/record.js';
+import { RunState } from '../model/states.js';
 import type { RunFileName } from '../protocol/files.js';
 import {
   decodeText,
@@ -11,8 +13,6 @@ import {
   toEpochMs,
 } from '../protocol/parse.js';
 import type { Metadata } from '../protocol/schemas.js';
-import type { KnownMetadata, RunRecord } from '../record.js';
-import { RunState } from '../states.js';
 import { attemptBoundary } from './evaluate.js';
 
 /** Bodies read this time, by file; `undefined` means the object vanished between LIST and GET. */

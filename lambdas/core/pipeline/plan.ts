@@ -1,7 +1,7 @@
 import { effectiveThresholds, type Thresholds } from '../detection/thresholds.js';
-import type { RunFiles } from '../listing.js';
+import type { RunFiles } from '../model/listing.js';
+import type { RunRecord } from '../model/record.js';
 import type { RunFileName } from '../protocol/files.js';
-import type { RunRecord } from '../record.js';
 import { assess, stillFor } from './evaluate.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { RunRecord } from '../record.js';
+import type { RunRecord } from '../model/record.js';
 
 /** Keys one LIST page returns. */
 const PAGE_KEYS = 1000;

@@ -1,13 +1,13 @@
 // Reading one run's bodies for its check: the files the plan asks, node bodies a few at a time, and the stacks
 // of a stuck run. Oversized bodies are judged from their LIST size, never downloaded.
 
+import { mapLimit } from '../base/mapLimit.js';
 import { effectiveThresholds, type Thresholds } from '../detection/thresholds.js';
-import type { RunFiles } from '../listing.js';
-import { mapLimit } from '../mapLimit.js';
+import type { RunFiles } from '../model/listing.js';
+import type { RunStore } from '../model/ports.js';
+import type { RunRecord } from '../model/record.js';
 import { type NodeReads, ofAttempt } from '../nodes/observe.js';
-import type { RunStore } from '../ports.js';
 import { MAX_JSON_BYTES, MAX_TEXT_BYTES, type RunFileName } from '../protocol/files.js';
-import type { RunRecord } from '../record.js';
 import { observeStacks, planStackReads } from '../stacks/observe.js';
 import { attemptBoundary, stillFor } from './evaluate.js';
 import type { Reads } from './observe.js';

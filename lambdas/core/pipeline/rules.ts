@@ -1,7 +1,7 @@
+import { formatDuration } from '../base/duration.js';
 import { LEARNED } from '../detection/thresholds.js';
-import { formatDuration } from '../duration.js';
 import { HEALTH_FINDING_KINDS, type HealthFindingKind } from '../health/types.js';
-import { RunState } from '../states.js';
+import { RunState } from '../model/states.js';
 import { ago, failed, limit, stalled, timedOut } from './stuckRules.js';
 import type { Rule, Verdict } from './verdict.js';
 

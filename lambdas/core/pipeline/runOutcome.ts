@@ -1,9 +1,9 @@
+import { deliver } from '../alerting/deliver.js';
+import { settle } from '../alerting/outbox.js';
+import type { OutboxEntry, RunRecord } from '../model/record.js';
+import type { RunState } from '../model/states.js';
 import { holdForGroup } from '../oncall/index.js';
-import type { OutboxEntry, RunRecord } from '../record.js';
-import type { RunState } from '../states.js';
 import type { CheckDeps } from './checkRun.js';
-import { deliver } from './deliver.js';
-import { settle } from './outbox.js';
 
 /** What happened to one run in one check. */
 export interface RunOutcome {

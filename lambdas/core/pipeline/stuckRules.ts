@@ -1,9 +1,9 @@
+import { formatDuration } from '../base/duration.js';
 import { showsBusy } from '../detection/evidence.js';
 import { BUSY_STALLS } from '../detection/thresholds.js';
-import { formatDuration } from '../duration.js';
+import { nodeLabel } from '../model/slices/nodes.js';
+import { RunState } from '../model/states.js';
 import { currentNodes } from '../nodes/observe.js';
-import { nodeLabel } from '../nodes/types.js';
-import { RunState } from '../states.js';
 import type { Judging, Rule } from './verdict.js';
 
 // The rules of a stuck run (failed, timed out, stalled; RULES in rules.ts orders them): each says what the

@@ -1,12 +1,12 @@
+import { mapLimit } from '../base/mapLimit.js';
 import { HEALTH_FINDING_KINDS } from '../health/types.js';
-import type { RunFiles } from '../listing.js';
-import { mapLimit } from '../mapLimit.js';
-import { finishSweep, startSweep } from '../oncall/sweepHooks.js';
-import type { StateStore } from '../ports.js';
-import type { RunRecord } from '../record.js';
-import { ALL_STATES, type RunState } from '../states.js';
+import type { RunFiles } from '../model/listing.js';
+import type { StateStore } from '../model/ports.js';
+import type { RunRecord } from '../model/record.js';
+import { ALL_STATES, type RunState } from '../model/states.js';
 import { type CheckDeps, checkRun, type RunOutcome } from './checkRun.js';
 import { ENDING_STATES, type EndingSettings, endRun, revived, stayLive } from './ending.js';
+import { finishSweep, startSweep } from './oncallHooks.js';
 import { splitPoints } from './ranges.js';
 import { outcome } from './runOutcome.js';
 /** What one sweep saw and did. */

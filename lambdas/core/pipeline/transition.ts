@@ -1,13 +1,13 @@
-import type { Alert } from '../alert.js';
-import type { RunFiles } from '../listing.js';
+import { buildAlert } from '../alerting/alerts.js';
+import { openEntry } from '../alerting/outbox.js';
+import type { Alert } from '../model/alert.js';
+import type { RunFiles } from '../model/listing.js';
+import type { OutboxEntry, RunRecord } from '../model/record.js';
+import { alertsOn, RunState } from '../model/states.js';
 import { routeTransition } from '../oncall/index.js';
 import { MAX_TEXT_BYTES } from '../protocol/files.js';
-import type { OutboxEntry, RunRecord } from '../record.js';
-import { alertsOn, RunState } from '../states.js';
-import { buildAlert } from './alerts.js';
 import type { CheckDeps } from './checkRun.js';
 import { observe, type Reads } from './observe.js';
-import { openEntry } from './outbox.js';
 import { outcome, type RunOutcome, send } from './runOutcome.js';
 import type { Verdict } from './verdict.js';
 

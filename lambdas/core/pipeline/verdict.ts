@@ -1,9 +1,9 @@
 import type { Effective, Thresholds } from '../detection/thresholds.js';
 import type { HealthFindingKind } from '../health/types.js';
-import type { ObjectInfo, RunFiles } from '../listing.js';
+import type { ObjectInfo, RunFiles } from '../model/listing.js';
+import type { RunRecord, StackSummary } from '../model/record.js';
+import type { RunState } from '../model/states.js';
 import type { NodeVerdict } from '../nodes/freshness.js';
-import type { RunRecord, StackSummary } from '../record.js';
-import type { RunState } from '../states.js';
 
 /** The state a run should be in now, and why. */
 export interface Verdict {

@@ -1,4 +1,4 @@
-import { ProtocolError } from '../errors.js';
+import { ProtocolError } from '../base/errors.js';
 
 /** The files of the heartbeat protocol, relative to `{prefix}/{run_id}/`. */
 export const RunFile = {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { checked } from '../ssmParams.js';
-import '../zod.js';
+import { checked } from './ssmParams.js';
+import '../base/zod.js';
 import { MAX_NODES, nodeFile } from './files.js';
 import { type Parsed, parseJson } from './parse.js';
 

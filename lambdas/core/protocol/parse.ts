@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../zod.js';
+import '../base/zod.js';
 import { MAX_JSON_BYTES, MAX_TEXT_BYTES } from './files.js';
 import { type Metadata, MetadataSchema, type Progress, ProgressSchema } from './schemas.js';
 

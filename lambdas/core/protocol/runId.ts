@@ -1,4 +1,4 @@
-import { ProtocolError } from '../errors.js';
+import { ProtocolError } from '../base/errors.js';
 
 /** Run ids are one S3 path segment: letters, digits, `.`, `_`, `-`; 1–128 chars; not `.`/`..`. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../zod.js';
+import '../base/zod.js';
 import { MAX_NODES } from './files.js';
 
 const timestamp = z.union([z.string(), z.number()]);

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../zod.js';
+import '../base/zod.js';
 import { MAX_NODES, MAX_STACK_BYTES, stackFile } from './files.js';
 import { type Parsed, parseJson } from './parse.js';
 

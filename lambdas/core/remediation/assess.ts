@@ -1,8 +1,8 @@
 import { classifyDetailed, type DetailedClassification } from '../classify/index.js';
+import type { RunRecord } from '../model/record.js';
+import { RunState } from '../model/states.js';
 import { MAX_TEXT_BYTES } from '../protocol/files.js';
 import { decodeText } from '../protocol/parse.js';
-import type { RunRecord } from '../record.js';
-import { RunState } from '../states.js';
 import { isMultiNode, probeNodes } from './nodeProbe.js';
 import { probe, type Seen } from './probe.js';
 import { type RemediationTarget, readTarget } from './target.js';

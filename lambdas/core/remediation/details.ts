@@ -1,5 +1,5 @@
 import { type Explainable, explain } from '../classify/index.js';
-import type { NodeFindings } from '../nodes/culprit.js';
+import type { NodeFindings } from './culprit.js';
 import type { Decision, Probe } from './policy/index.js';
 
 const VERB: Readonly<Record<Decision['action'], string>> = {

@@ -1,9 +1,9 @@
-import type { StateStore } from '../ports.js';
-import type { RunRecord } from '../record.js';
-import { RunState } from '../states.js';
+import type { StateStore } from '../model/ports.js';
+import type { RunRecord } from '../model/record.js';
+import { HISTORY_KEPT, type RemediationState } from '../model/slices/remediation.js';
+import { RunState } from '../model/states.js';
 import type { Decision } from './policy/index.js';
 import type { Seen } from './probe.js';
-import { HISTORY_KEPT, type RemediationState } from './state.js';
 
 /** One handled transition, as remediation records it on the run. */
 export interface Handled {

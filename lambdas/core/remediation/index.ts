@@ -1,6 +1,8 @@
 // Remediation: diagnose a failed, stalled or timed-out run on its instance, decide by the restart policy,
 // restart it if that is safe, and say what was done and why. Flow: remediate → assess (target, probe,
 // classify) → verdict (policy) → restart or record (history) → one alert (details).
+
+export type { JobCommand, RemediationEntry, RemediationState } from '../model/slices/remediation.js';
 export type { DiagnosisSummary } from './diagnosis/index.js';
 export {
   DEFAULT_POLICY,
@@ -11,7 +13,6 @@ export {
   type RestartPolicy,
 } from './policy/index.js';
 export { remediate } from './remediate.js';
-export type { JobCommand, RemediationEntry, RemediationState } from './state.js';
 export type { RemediationTarget } from './target.js';
 export type {
   RemediationDeps,

@@ -1,10 +1,10 @@
-import { formatDuration } from '../duration.js';
-import { mapLimit } from '../mapLimit.js';
-import type { NodeFindings } from '../nodes/culprit.js';
-import { type NodeRestart, planNodeRestart } from '../nodes/restartPlan.js';
-import type { CommandResult } from '../ports.js';
-import type { RunRecord } from '../record.js';
+import { formatDuration } from '../base/duration.js';
+import { mapLimit } from '../base/mapLimit.js';
+import type { CommandResult } from '../model/ports.js';
+import type { RunRecord } from '../model/record.js';
+import type { NodeFindings } from './culprit.js';
 import type { Decision } from './policy/index.js';
+import { type NodeRestart, planNodeRestart } from './restartPlan.js';
 import type { RemediationTarget } from './target.js';
 import type { RemediationDeps } from './types.js';
 

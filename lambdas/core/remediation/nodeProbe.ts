@@ -1,10 +1,10 @@
-import { findCulprit, type NodeExamination, type NodeFindings } from '../nodes/culprit.js';
-import type { NodeSummaries } from '../nodes/types.js';
-import type { RunRecord } from '../record.js';
-import { stackOutliers } from '../stacks/evidence.js';
+import type { RunRecord } from '../model/record.js';
+import type { NodeSummaries } from '../model/slices/nodes.js';
+import { findCulprit, type NodeExamination, type NodeFindings } from './culprit.js';
 import { parseDiagnosis, summarize } from './diagnosis/index.js';
 import type { Probe } from './policy/index.js';
 import type { Seen } from './probe.js';
+import { stackOutliers } from './stackEvidence.js';
 import { diagnoseParameters, type RemediationTarget } from './target.js';
 import type { RemediationDeps } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { RunRecord } from '../record.js';
+import type { RunRecord } from '../model/record.js';
 import type { Assessment } from './assess.js';
 import { type Decision, modeOf, ruleAllows } from './policy/index.js';
 import type { RemediationSettings } from './types.js';

@@ -1,9 +1,9 @@
-import type { NodeFindings } from '../nodes/culprit.js';
-import type { RunRecord } from '../record.js';
-import { stackOutliers } from '../stacks/evidence.js';
+import type { RunRecord } from '../model/record.js';
 import type { HangFamily } from '../stacks/verdict.js';
+import type { NodeFindings } from './culprit.js';
 import { parseDiagnosis, summarize } from './diagnosis/index.js';
 import type { Probe } from './policy/index.js';
+import { stackOutliers } from './stackEvidence.js';
 import { diagnoseParameters, type RemediationTarget } from './target.js';
 import type { RemediationDeps } from './types.js';
 

@@ -1,6 +1,6 @@
-import { buildAlert } from '../pipeline/alerts.js';
-import { deliver } from '../pipeline/deliver.js';
-import type { RunRecord } from '../record.js';
+import { buildAlert } from '../alerting/alerts.js';
+import { deliver } from '../alerting/deliver.js';
+import type { RunRecord } from '../model/record.js';
 import { assess } from './assess.js';
 import { remediationDetails } from './details.js';
 import { type Handled, recordDecision, remediationState } from './history.js';

@@ -1,9 +1,9 @@
-import type { NodeFindings } from '../nodes/culprit.js';
-import type { RunRecord } from '../record.js';
-import { RunState } from '../states.js';
+import type { RunRecord } from '../model/record.js';
+import type { RemediationState } from '../model/slices/remediation.js';
+import { RunState } from '../model/states.js';
+import type { NodeFindings } from './culprit.js';
 import { launch } from './launch.js';
 import type { Decision } from './policy/index.js';
-import type { RemediationState } from './state.js';
 import type { RemediationTarget } from './target.js';
 import type { RemediationDeps, RemediationRequest } from './types.js';
 

@@ -1,8 +1,8 @@
-import type { RunStore } from '../ports.js';
+import type { RunStore } from '../model/ports.js';
+import type { RunRecord } from '../model/record.js';
+import type { JobCommand } from '../model/slices/remediation.js';
 import { parseMetadata } from '../protocol/parse.js';
-import type { RunRecord } from '../record.js';
-import { checked } from '../ssmParams.js';
-import type { JobCommand } from './state.js';
+import { checked } from '../protocol/ssmParams.js';
 
 /** Where and what to look at on the instance, from the run's latest metadata.json, every field validated. */
 export interface RemediationTarget {

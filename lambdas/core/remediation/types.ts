@@ -1,11 +1,11 @@
-import type { Alert } from '../alert.js';
+import type { Links } from '../alerting/alerts.js';
+import type { DeliverOptions } from '../alerting/deliver.js';
 import type { Profile } from '../classify/index.js';
-import type { Links } from '../pipeline/alerts.js';
-import type { DeliverOptions } from '../pipeline/deliver.js';
-import type { AttemptArchive, CommandRunner, Notifier, RunStore, StateStore } from '../ports.js';
-import type { RunState } from '../states.js';
+import type { Alert } from '../model/alert.js';
+import type { AttemptArchive, CommandRunner, Notifier, RunStore, StateStore } from '../model/ports.js';
+import type { JobCommand } from '../model/slices/remediation.js';
+import type { RunState } from '../model/states.js';
 import type { Decision, RestartPolicy } from './policy/index.js';
-import type { JobCommand } from './state.js';
 
 /** What remediation needs from configuration. */
 export interface RemediationSettings {

@@ -1,5 +1,5 @@
-import type { RunRecord } from '../record.js';
-import { RunState } from '../states.js';
+import type { RunRecord } from '../model/record.js';
+import { RunState } from '../model/states.js';
 import type { Assessment } from './assess.js';
 import { type Decision, decide } from './policy/index.js';
 import type { RemediationSettings } from './types.js';

@@ -1,5 +1,5 @@
-import type { Alert } from '../alert.js';
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../base/duration.js';
+import type { Alert } from '../model/alert.js';
 import { progressText } from './progress.js';
 
 /** One labelled fact about the run, as plain text. */

@@ -1,4 +1,4 @@
-import type { Alert } from '../alert.js';
+import type { Alert } from '../model/alert.js';
 import { clip, oneLine } from './fields.js';
 
 /** Alert kinds of the on-call lifecycle, which read differently from a run's own alert. */

@@ -1,4 +1,4 @@
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../base/duration.js';
 
 /** The progress fields of an alert (or of a status row). */
 export interface ProgressLike {

@@ -1,5 +1,5 @@
-import type { Alert } from '../alert.js';
-import type { RunState } from '../states.js';
+import type { Alert } from '../model/alert.js';
+import type { RunState } from '../model/states.js';
 import { alertFields, clip, oneLine } from './fields.js';
 import { isOncallAlert, oncallHeadline, runLines } from './oncall.js';
 

@@ -1,4 +1,4 @@
-import type { Alert } from '../alert.js';
+import type { Alert } from '../model/alert.js';
 import { alertFields, clip, oneLine } from './fields.js';
 import { isOncallAlert, oncallHeadline, runLines } from './oncall.js';
 

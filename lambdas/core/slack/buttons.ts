@@ -1,7 +1,7 @@
 // The buttons on a run's alert and what each one carries: the run, and the state it was in when the alert
 // was sent, so a click on an old message is recognised as stale instead of acting on a run that moved on.
-import type { Alert } from '../alert.js';
-import { RunState, UNHEALTHY } from '../states.js';
+import type { Alert } from '../model/alert.js';
+import { RunState, UNHEALTHY } from '../model/states.js';
 
 /** What a button asks for (its Slack `action_id`). */
 export const ACTION = {

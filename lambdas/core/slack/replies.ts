@@ -1,4 +1,4 @@
-import { HELD_CHANNELS_TEXT } from '../channels.js';
+import { HELD_CHANNELS_TEXT } from '../model/channels.js';
 // What the endpoint answers a click with: the clicked message again, saying who did what (its buttons for
 // that thing gone), or a note only the clicker sees. People are named by Slack mention of their verified id.
 import { escapeMrkdwn } from '../render/slack.js';

@@ -1,8 +1,8 @@
 // `/trainwatch status [RUN]`: the live runs' table, or one run's detail, as an ephemeral Slack answer.
 // Everything from a heartbeat is escaped and kept inside code spans, so it can mention or link nobody.
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../base/duration.js';
+import type { Flip, RunRecord } from '../model/record.js';
 import { currentAck } from '../oncall/ack.js';
-import type { Flip, RunRecord } from '../record.js';
 import { clip, oneLine } from '../render/fields.js';
 import { escapeMrkdwn } from '../render/slack.js';
 

@@ -1,8 +1,8 @@
 // One Slack thread per run attempt: the first alert of an attempt is a channel post (the parent), every
 // later one a reply, and the parent is updated to show the run's state now. Pure rules; the Slack
 // notifier (adapters/slackAppNotifier.ts) carries them out and stores the thread on the run item.
-import type { Alert } from '../alert.js';
-import { RunState } from '../states.js';
+import type { Alert } from '../model/alert.js';
+import { RunState } from '../model/states.js';
 
 /** A run's thread in the Slack app's channel, kept on its DynamoDB item (`slackThread`). */
 export interface SlackThread {

@@ -1,8 +1,8 @@
-import type { RunFiles } from '../listing.js';
+import type { RunFiles } from '../model/listing.js';
+import type { RunRecord, StackSummary } from '../model/record.js';
 import { ofAttempt } from '../nodes/observe.js';
 import { MAX_STACK_BYTES, stackFile } from '../protocol/files.js';
 import { parseStackFile } from '../protocol/stacks.js';
-import type { RunRecord, StackSummary } from '../record.js';
 import { stackVerdict, trainingWait } from './verdict.js';
 import type { Wait } from './wait.js';
 

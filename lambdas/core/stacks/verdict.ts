@@ -1,5 +1,5 @@
-import { formatDuration } from '../duration.js';
-import { toRanges } from '../health/format.js';
+import { formatDuration } from '../base/duration.js';
+import { toRanges } from '../base/format.js';
 import type { StackFile } from '../protocol/stacks.js';
 import { describeWait, KIND_CAUSE } from './describe.js';
 import { signature, type Wait, type WaitKind, waitOf } from './wait.js';

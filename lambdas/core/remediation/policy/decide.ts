@@ -1,6 +1,6 @@
+import { formatDuration } from '../../base/duration.js';
 import { NEEDS_OTHER_NODE, NOT_RESTARTABLE } from '../../classify/errorTypes.js';
-import { formatDuration } from '../../duration.js';
-import { RunState } from '../../states.js';
+import { RunState } from '../../model/states.js';
 import type { DiagnosisSummary } from '../diagnosis/summary.js';
 import type { Mode, ModePolicy, RestartPolicy } from './schema.js';
 

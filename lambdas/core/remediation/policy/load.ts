@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../base/errors.js';
 import { DEFAULT_POLICY, POLICY_PRESETS } from './presets.js';
 import { PolicySchema, type RestartPolicy } from './schema.js';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../../zod.js';
+import '../../base/zod.js';
 
 /** Which kind of trouble a restart would answer: DESIGN's modes, from the run's state. */
 export const MODES = ['crash', 'stall', 'timeout'] as const;

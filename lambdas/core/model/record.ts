@@ -1,0 +1,137 @@
+import type { RunFileName } from '../protocol/files.js';
+import type { RunState } from './states.js';
+
+/** What we remember of the last `metadata.json` we read (the fields evaluation and alerts need). */
+export interface KnownMetadata {
+  readonly phase?: string;
+  readonly status?: string;
+  readonly instanceId?: string;
+  readonly jobName?: string;
+  readonly startedAt?: number;
+  readonly attempt?: number;
+  readonly staleMinutes?: number;
+  readonly profile?: string;
+  readonly logPath?: string;
+  readonly checkpointDir?: string;
+  /** v1.1: how many nodes the run expects (each writes `nodes/{rank}.json`). */
+  readonly nodes?: number;
+  /** `"maintenance": true` in metadata.json: alerts to people are held while set (on-call lifecycle). */
+  readonly maintenance?: boolean;
+  /** The run's own health thresholds (`throughput_drop`, `idle_gpu_after`, … in metadata.json). */
+  readonly health?: import('../health/overrides.js').HealthOverrides;
+}
+
+/** An alert waiting for (or retrying) delivery on some channels. */
+export interface OutboxEntry {
+  readonly alert: import('./alert.js').Alert;
+  readonly pending: readonly string[];
+  readonly attempts: number;
+  /** Nobody else retries this entry before then (the sender holds a lease). */
+  readonly leaseUntil: number;
+  readonly lastError?: string;
+}
+
+/** A channel that gave up on an alert: recorded so nothing is silently lost. */
+export interface Undelivered {
+  readonly alertId: string;
+  readonly channel: string;
+  readonly error: string;
+  readonly at: number;
+}
+
+/** One item per run in DynamoDB: the durable state; freshness is derived from S3 and `now`. */
+export interface RunRecord {
+  readonly runId: string;
+  readonly state: RunState;
+  readonly reason: string;
+  /** What made the current WARNING (the alert's action follows it). */
+  readonly cause?: import('../pipeline/verdict.js').WarningCause;
+  readonly errorType?: string | null;
+  readonly attempt: number;
+  /** Bumped by every write; every write is conditional on it (0: not stored yet). */
+  readonly version: number;
+  /** When the run entered `state`. */
+  readonly since: number;
+  readonly updatedAt: number;
+  readonly firstSeenAt: number;
+  /** ETags of the bodies we last read, per file: an unchanged ETag needs no new read. */
+  readonly etags: Partial<Record<RunFileName, string>>;
+  readonly meta?: KnownMetadata;
+  readonly step?: number;
+  readonly totalSteps?: number;
+  readonly loss?: number;
+  /** progress.json's `learning_rate`, shown in alerts and `status`. */
+  readonly learningRate?: number;
+  /** LastModified of the progress.json in which `step` was first seen at its current value. */
+  readonly stepAdvancedAt?: number;
+  readonly progressCheckedAt?: number;
+  /** The first step we saw and when, for the rate behind the ETA. */
+  readonly firstStep?: number;
+  readonly firstStepAt?: number;
+  /** Degraded findings by source (an invalid file, clock skew, a diagnosis), each one line. */
+  readonly findings?: Readonly<Record<string, string>>;
+  readonly lastLogLine?: string;
+  /** The message of the latest `_error` (its last meaningful line). */
+  readonly errorMessage?: string;
+  /** Per-run locks (e.g. one restart at a time): owner and expiry. */
+  readonly locks?: Readonly<Record<string, { readonly owner: string; readonly until: number }>>;
+  /** After the run's evaluation threw: failures in a row and when to try again (no crash loop). */
+  readonly backoff?: { readonly failures: number; readonly until: number; readonly error: string };
+  readonly lastAlertAt?: number;
+  readonly outbox?: Readonly<Record<string, OutboxEntry>>;
+  readonly undelivered?: readonly Undelivered[];
+  /** When a restart was issued (state RESTARTING); set by remediation. */
+  readonly restartIssuedAt?: number;
+  /** v1.1: what we know of each node (by rank), from its last body read; freshness comes from the LIST. */
+  readonly nodes?: import('./slices/nodes.js').NodeSummaries;
+  /** The node count the node files themselves announce (`nodes`), when metadata.json names none. */
+  readonly nodesExpected?: number;
+  /** v1.3: the run's own cadence, from its node files' pace figures: the learned thresholds (core/detection). */
+  readonly cadence?: import('./slices/cadence.js').Cadence;
+  /** v1.2: what the stacks of a stuck run say (read once its step is still past a stall threshold; core/stacks). */
+  readonly stacks?: StackSummary;
+  /** The healthy-run rules' compact memory: rate baseline, straggler and idle-GPU tracks (core/health). */
+  readonly health?: import('../health/types.js').HealthState;
+  /** `trainwatch ack`: reminders stop until the next transition (see oncall/ack.ts). */
+  readonly ack?: import('../oncall/ack.js').Acknowledgement;
+  /** Remediation's memory of the run: restarts, best step per attempt, last diagnosis and decision. */
+  readonly remediation?: import('./slices/remediation.js').RemediationState;
+  /** Set when the run ended: it left the sweep, its files moved to `ended.folder` (pipeline/ending.ts). */
+  readonly ended?: Ended;
+  /** The Slack app's thread of the current attempt (written by the Slack notifier: core/slack/thread.ts). */
+  readonly slackThread?: import('../slack/thread.js').SlackThread;
+}
+
+/** The stack verdict of a stalled run, with the stack files it was made from (their ETags, by rank). */
+export interface StackSummary {
+  readonly attempt: number;
+  readonly etags: Readonly<Record<string, string>>;
+  readonly text: string;
+  readonly suspects: readonly number[];
+  readonly family: import('../stacks/verdict.js').HangFamily;
+  /** When the first stuck node made its last progress() call (from its stack's stuck_s), epoch ms. */
+  readonly stuckSince?: number;
+  /** Each node's wait, or why its stack is not usable, by rank (only nodes that wrote a stack). */
+  readonly waits: Readonly<Record<string, import('../stacks/wait.js').Wait | string>>;
+}
+
+/** Where and when a run ended: its record left the live set and its files the swept prefix. */
+export interface Ended {
+  readonly at: number;
+  /** The S3 folder (key prefix, ending in `/`) that holds the run's files since it ended. */
+  readonly folder: string;
+  /** How many files were moved there. */
+  readonly files: number;
+}
+
+/** A transition, appended to the run's history. */
+export interface Flip {
+  readonly runId: string;
+  readonly from?: RunState;
+  readonly to: RunState;
+  readonly reason: string;
+  readonly at: number;
+  readonly attempt: number;
+  readonly version: number;
+  readonly errorType?: string | null;
+}
