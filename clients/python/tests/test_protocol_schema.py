@@ -38,11 +38,15 @@ def test_the_watchdogs_parsers_accept_every_file_the_client_writes(bucket: str, 
         path.write_text(files.text(name))
         written.append((kind, path))
 
+    # v1.4: `platform`, as a pod on EKS writes it (given here; test_platform.py covers how it is found).
+    where = {"cluster": "ml-prod", "namespace": "team-nlp", "pod": "sweep-x7k2p-gpu-worker-4xq9z",
+             "node": "ip-10-0-1-23.us-west-2.compute.internal", "job": {"kind": "RayJob", "name": "sweep"}}
     with trainwatch.watch(run_id, bucket, job_name="j", stale_minutes=45, tags={"a": 1}, profile="basic",
-                          **FAST) as run:
+                          platform=where, **FAST) as run:
         run.progress(0, total_steps=10, loss=float("nan"), learning_rate=1e-3, eval={"acc": 0.5})
         with run.phase("checkpointing"):
             run.heartbeat()
+    assert files.json("metadata.json")["platform"] == {"kind": "eks", **where}
     keep("metadata", "metadata.json", "completed")
     keep("progress", "progress.json", "completed")
     keep("complete", "_complete", "completed")

@@ -18,6 +18,7 @@ from typing import Any, Optional
 from . import _protocol as _p
 from ._environment import env_flag, rank
 from ._nodes import topology
+from ._platform import platform as _find_platform
 from .run import Run, __version__
 
 __all__ = ["Run", "watch", "__version__"]
@@ -38,6 +39,7 @@ def watch(
     node_files: Optional[bool] = None,
     stack_after: Any = None,
     stacks: Optional[bool] = None,
+    platform: Any = None,
     **metadata: Any,
 ) -> Run:
     """Watches a training run; use as a context manager (`with trainwatch.watch(...) as run:`).
@@ -64,6 +66,14 @@ def watch(
             force (`stack_after_s`), and the stacks file whether the stuck thread still moves (`moving`).
         stacks: write those stacks files; default on wherever the node file is written, never with
             `TRAINWATCH_STACKS=0`.
+        platform: where the run lives on Kubernetes (protocol v1.4): `metadata.json`'s `platform` object and the
+            node file's `pod`, `node`, `namespace`. Default None: found once, here, in a pod (`KUBERNETES_SERVICE_HOST`
+            set) from `POD_NAME`/`HOSTNAME`, `POD_NAMESPACE` (or `TRAINWATCH_K8S_NAMESPACE`, else the service
+            account's namespace file), `NODE_NAME`, the downward-API labels file (`TRAINWATCH_PODINFO_LABELS`, default
+            /etc/podinfo/labels: a PyTorchJob's or a RayJob's name), `TRAINWATCH_JOB_KIND`/`TRAINWATCH_JOB_NAME` and
+            `TRAINWATCH_EKS_CLUSTER`. A dict (`{"cluster": ..., "namespace": ..., "pod": ..., "node": ...,
+            "job": {"kind": "PyTorchJob" | "RayJob", "name": ...}}`) wins over what is found, key by key; False: none.
+            An invalid value is left out with a warning, never raised.
         flush_timeout: how long the end of the run may wait for its last writes when S3 is down.
         handle_sigterm: record SIGTERM as preempted (then the previous handler or the default runs).
         s3_client: a boto3 S3 client to use instead of one built from the environment
@@ -104,6 +114,8 @@ def watch(
     node_rank = place.node_rank if node_files and env_flag(env, "TRAINWATCH_NODE_FILES") is not False else None
     if enabled is None:
         enabled = rank(env) == 0
+    # v1.4: once, here; only in a process that writes something (rank 0's metadata, a node file).
+    where = _find_platform(env, platform) if enabled or node_rank is not None else None
     return Run(
         run_id,
         bucket,
@@ -120,6 +132,7 @@ def watch(
         node_rank=node_rank,
         stack_after=stack_after,
         stacks=stacks,
+        platform=where,
     )
 
 

@@ -1,5 +1,6 @@
 """This node's file, `nodes/{node_rank}.json` (protocol v1.1): alive, step timing, throughput, GPU telemetry;
-since v1.3 its cadence (the writer's interval, the time between progress() calls, the stack_after in force).
+since v1.3 its cadence (the writer's interval, the time between progress() calls, the stack_after in force); since
+v1.4, on Kubernetes, the pod, node and namespace of the pod that writes it.
 
 `record()` runs on the training thread (a deque append); everything else runs on the writer thread.
 """
@@ -45,9 +46,16 @@ Cadence = tuple[float, float, int]
 
 class NodeBeat:
     def __init__(
-        self, node_rank: int, nodes: Optional[int], gpus: Optional[GpuSampler] = None, every_s: Optional[float] = None
+        self,
+        node_rank: int,
+        nodes: Optional[int],
+        gpus: Optional[GpuSampler] = None,
+        every_s: Optional[float] = None,
+        pod: Optional[dict[str, str]] = None,
     ) -> None:
         self.node_rank, self.nodes = node_rank, nodes
+        #: v1.4: this node's `pod`, `node` and `namespace` on Kubernetes (checked strings), else empty.
+        self.pod = dict(pod or {})
         #: The writer's interval (`every_s` in the file), and the stacks' threshold in force (`stack_after_s`):
         #: a function the Run sets when stacks are on.
         self.every_s = every_s
@@ -109,6 +117,7 @@ class NodeBeat:
             if not self._failed:
                 self._failed = True
                 log.warning("trainwatch: node file for node %d written without details (%s)", self.node_rank, error)
+        record.update(self.pod)  # found once at start: nothing here can fail
         record["last_updated"] = p.iso(time.time())
         return p.encode_json({k: v for k, v in record.items() if v is not None})
 

@@ -1,4 +1,5 @@
 """The heartbeat protocol (v1, and v1.1's node files) as the client writes it: file names, run ids, JSON encoding.
+v1.4's `platform` (where the run lives on EKS) is found and checked in `_platform.py`.
 
 Mirrors `lambdas/core/protocol/` in the watchdog; the tests check the files against its schemas.
 """

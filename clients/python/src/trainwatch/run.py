@@ -17,6 +17,7 @@ from . import _protocol as p
 from ._bodies import Record, error_text, progress_body, read_tail
 from ._environment import env_flag, hostname, instance_id_from_imds
 from ._node import NodeBeat
+from ._platform import pod_fields
 from ._s3 import previous_attempt, s3_client
 from ._signals import SigtermHook
 from ._stacks import DEFAULT_AFTER, StackWatch, parse_after
@@ -24,7 +25,7 @@ from ._writer import Worker
 
 log = logging.getLogger("trainwatch")
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _PLAIN = (int, float, str, bool, type(None))
 _get_ident = threading.get_ident
@@ -58,6 +59,7 @@ class Run:
         nodes: Optional[int] = None,
         stack_after: Any = None,
         stacks: Optional[bool] = None,
+        platform: Optional[dict[str, Any]] = None,
     ) -> None:
         self.run_id, self.bucket, self.prefix = run_id, bucket, prefix
         self.enabled = enabled
@@ -75,6 +77,8 @@ class Run:
         self._attempt: Optional[int] = meta.pop("attempt", None)
         self._instance_id: Optional[str] = meta.pop("instance_id", None)
         self._nodes_meta: Optional[int] = meta.pop("nodes", nodes)
+        #: v1.4: where the run lives on Kubernetes (`trainwatch._platform`: found and checked once, by watch()).
+        self._platform: Optional[dict[str, Any]] = platform or None
         nodes = self._nodes_meta
         if log_file and "log_path" not in meta:
             meta["log_path"] = os.path.abspath(log_file)
@@ -97,7 +101,11 @@ class Run:
         self._warned: set[str] = set()
         #: This node's rank when this process writes `nodes/{node_rank}.json` (local rank 0), else None.
         self.node_rank = node_rank
-        self._node = NodeBeat(node_rank, nodes, every_s=interval) if node_rank is not None else None
+        self._node = (
+            NodeBeat(node_rank, nodes, every_s=interval, pod=pod_fields(self._platform))
+            if node_rank is not None
+            else None
+        )
         self._next_node = 0.0
         # v1.2: the node file's writer also writes the stacks of a stuck training thread. Checked on every rank
         # (a bad setting fails all of them alike), used where the node file is written.
@@ -331,6 +339,7 @@ class Run:
             "instance_id": self._instance_id or None,
             "hostname": hostname(),
             "nodes": self._nodes_meta,
+            "platform": self._platform,
             "pid": os.getpid(),
             "client": f"trainwatch-python/{__version__}",
         }
