@@ -9,7 +9,8 @@
 // was checked on the tuning seeds and is reported on 4501–6500, never run before it. docs/REMEDIATION.md
 // keeps all three. Pure.
 
-import type { RunRecord, StackSummary } from '../lambdas/core/model/record.js';
+import type { RunRecord } from '../lambdas/core/model/record.js';
+import type { StackSummary } from '../lambdas/core/model/slices/stacks.js';
 import { RunState } from '../lambdas/core/model/states.js';
 import { observeNodes, parseNodeReads } from '../lambdas/core/nodes/observe.js';
 import { assess } from '../lambdas/core/pipeline/evaluate.js';

@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { HEALTH_FINDING_KINDS } from '../lambdas/core/health/types.js';
+import { HEALTH_FINDING_KINDS } from '../lambdas/core/model/slices/health.js';
 import { trainwatchMetric } from './alarms.js';
 import { METRICS } from './defaults.js';
 

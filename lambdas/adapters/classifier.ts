@@ -2,9 +2,9 @@
 // start: a sweep of healthy runs never needs them. In a bundle they are a file of their own beside the
 // handler (`classify.mjs`, built by lib/functions.ts, which defines the name below); elsewhere (the CLI, the
 // local mode, the tests) the name is undefined and the module itself is imported.
+import { type Classifier } from '../core/pipeline/deps.js';
 import type { Profile } from '../core/classify/index.js';
 import { PROFILE_NAMES } from '../core/classify/names.js';
-import type { Classifier } from '../core/pipeline/observe.js';
 import { once } from './lazy.js';
 
 type ClassifyModule = typeof import('../core/classify/index.js');

@@ -1,8 +1,8 @@
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { GetCommandInvocationCommand, SendCommandCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import type { CommandResult, CommandRunner } from '../core/model/ports.js';
-import { batches } from '../core/nodes/index.js';
 import { validParam } from '../core/protocol/ssmParams.js';
+import { batches } from '../core/remediation/index.js';
 import { type ClientSource, clientOf } from './lazy.js';
 
 /** SSM returns at most this much standard output inline; the rest is only in the S3 output. */

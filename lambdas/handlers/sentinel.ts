@@ -1,8 +1,9 @@
+import { type SweepSummary, summarise } from '../core/pipeline/summary.js';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { type App, createApp } from '../app.js';
 import { splitRunKey } from '../core/model/listing.js';
 import { checkRun } from '../core/pipeline/checkRun.js';
-import { bringBack, type SweepSummary, summarise } from '../core/pipeline/sweep.js';
+import { bringBack } from '../core/pipeline/sweep.js';
 import { runIdProblem } from '../core/protocol/runId.js';
 import { objectKeys } from '../events/objectCreated.js';
 

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // The layering docs/ARCHITECTURE.md describes, checked on the source: core is pure, adapters implement its
@@ -23,6 +23,111 @@ function offending(dir: string, pattern: RegExp): string[] {
 }
 
 const imports = (what: string) => new RegExp(`(from|import\\()\\s*'${what}`);
+
+// The floors of core, bottom-up (docs/ARCHITECTURE.md "Floors"): a folder may import only the folders listed
+// for it. Type imports count: a cycle through types is still a knot a reader has to untie.
+const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  base: [],
+  protocol: ['base'],
+  model: ['base', 'protocol'],
+  render: ['base', 'model'],
+  alerting: ['base', 'protocol', 'model', 'render'],
+  classify: ['base'],
+  nodes: ['base', 'protocol', 'model'],
+  health: ['base', 'protocol', 'model', 'nodes'],
+  stacks: ['base', 'protocol', 'model', 'nodes', 'health'],
+  detection: ['base', 'protocol', 'model', 'nodes', 'stacks'],
+  oncall: ['base', 'protocol', 'model', 'render', 'alerting'],
+  slack: ['base', 'protocol', 'model', 'render', 'alerting', 'oncall'],
+  remediation: ['base', 'protocol', 'model', 'render', 'alerting', 'classify', 'nodes', 'health', 'stacks'],
+  pipeline: [
+    'base',
+    'protocol',
+    'model',
+    'render',
+    'alerting',
+    'nodes',
+    'health',
+    'stacks',
+    'detection',
+    'oncall',
+  ],
+};
+
+/** Every relative import of every core file, as core-relative paths (`pipeline/sweep.ts`). */
+function coreImports(): Map<string, string[]> {
+  const core = join(ROOT, 'lambdas', 'core');
+  const graph = new Map<string, string[]>();
+  for (const file of sources('lambdas/core').map((f) => relative(core, join(ROOT, f)))) {
+    const text = readFileSync(join(core, file), 'utf8');
+    const deps = [...text.matchAll(/(?:from|import\()\s*'(\.[^']+)\.js'/g)].map((m) =>
+      relative(core, join(core, dirname(file), `${m[1]}.ts`)),
+    );
+    graph.set(file, deps);
+  }
+  return graph;
+}
+
+const folderOf = (file: string) => (file.includes(sep) ? file.split(sep)[0] : '(core root)');
+
+/** The import circles among `graph`'s nodes (strongly connected parts of more than one node). */
+function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const part: string[] = [];
+    for (let w = stack.pop(); w !== undefined; w = w === v ? undefined : stack.pop()) part.push(w);
+    if (part.length > 1) out.push(part.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+describe('the floors of core', () => {
+  const graph = coreImports();
+
+  it('every core file lives in a floor folder, none at the root', () => {
+    expect([...graph.keys()].map(folderOf).filter((f) => !(f in MAY_IMPORT))).toEqual([]);
+  });
+
+  it('each folder imports only the floors below it (the MAY_IMPORT table)', () => {
+    const offences = [...graph].flatMap(([file, deps]) =>
+      deps
+        .filter((d) => folderOf(d) !== folderOf(file) && !MAY_IMPORT[folderOf(file)]?.includes(folderOf(d)))
+        .map((d) => `${file} imports ${d}`),
+    );
+    expect(offences).toEqual([]);
+  });
+
+  it('no import circle between files, type imports included', () => {
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('the checks can fail: a made-up circle and a made-up upward import are found', () => {
+    expect(
+      circles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts']]);
+    expect(MAY_IMPORT.model).not.toContain('pipeline');
+  });
+});
 
 describe('module boundaries', () => {
   it('core imports nothing from the AWS SDK, Powertools, adapters, handlers or the wiring', () => {

@@ -1,6 +1,6 @@
 import type { Alert } from '../model/alert.js';
+import type { WarningCause } from '../model/cause.js';
 import { RunState } from '../model/states.js';
-import type { WarningCause } from '../pipeline/verdict.js';
 
 const RESUME = 'then resume from the last checkpoint';
 

@@ -4,22 +4,7 @@ import { errorHints, type Hint } from './hint.js';
 import { logLines } from './lines.js';
 import { BUILTIN_PROFILES, DEFAULT_PROFILE } from './profiles/index.js';
 import type { Profile, Severity, Signal } from './schema.js';
-import type { Classification } from './types.js';
-
-/** One signal that matched, with where. */
-export interface SignalMatch {
-  readonly signal: string;
-  readonly error_type: string | null;
-  readonly severity: Severity;
-  readonly subsystem: string;
-  readonly priority: number;
-  readonly restartable: boolean;
-  readonly fields: Readonly<Record<string, string>>;
-  /** 1-based line number of the first match. */
-  readonly line: number;
-  /** The matching line, trimmed to 300 characters. */
-  readonly text: string;
-}
+import type { Classification, SignalMatch } from './types.js';
 
 /** A classification plus every signal that matched (best first), for diagnosis and alerts. */
 export interface DetailedClassification extends Classification {

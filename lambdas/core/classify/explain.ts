@@ -1,7 +1,7 @@
 import { causeRankOf, FAMILIES, familyOf } from './causes.js';
-import type { SignalMatch } from './classify.js';
 import type { Hint } from './hint.js';
 import type { Severity } from './schema.js';
+import type { SignalMatch } from './types.js';
 
 const SEVERITY_RANK: Readonly<Record<Severity, number>> = { critical: 3, error: 2, warning: 1, info: 0 };
 

@@ -11,7 +11,6 @@ export {
   type DetailedClassification,
   matchSignals,
   resolveProfile,
-  type SignalMatch,
 } from './classify.js';
 export {
   ERROR_TYPES,
@@ -25,4 +24,4 @@ export { loadProfile } from './load.js';
 export { DEFAULT_PROFILE, PROFILE_NAMES } from './names.js';
 export { BUILTIN_PROFILES } from './profiles/index.js';
 export { type Profile, SEVERITIES, type Severity, type Signal, type SignalInput } from './schema.js';
-export type { Classification } from './types.js';
+export type { Classification, SignalMatch } from './types.js';

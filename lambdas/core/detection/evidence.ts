@@ -1,5 +1,4 @@
-import type { StackSummary } from '../model/record.js';
-import type { Wait, WaitKind } from '../stacks/wait.js';
+import type { StackSummary, Wait, WaitKind } from '../model/slices/stacks.js';
 
 /** Waits a thread sits in only when it is blocked: a running loop or a save is no hang. */
 const BLOCKING: ReadonlySet<WaitKind> = new Set(['collective', 'data_loader', 'lock', 'cuda', 'sleep']);

@@ -1,4 +1,5 @@
 import { median, showRanges, toRanges } from '../base/format.js';
+import type { DropCause, GpuBase } from '../model/slices/health.js';
 import type { HealthSettings } from './settings.js';
 import type { GpuReading, NodeObservation } from './types.js';
 
@@ -16,29 +17,6 @@ const ALONE = HEAT_OR_POWER.slice(0, 4);
 const SLOWER = 0.9;
 /** Weight of the latest healthy period in the GPUs' running "before". */
 const BLEND = 0.25;
-
-/** The GPUs of healthy periods: mean busy %, the busy GPUs' median SM clock (MHz) and power (W). */
-export interface GpuBase {
-  readonly u: number;
-  readonly c?: number;
-  readonly w?: number;
-}
-
-/** Why throughput fell, as the node readings of its periods tell it (compact: kept in the run item). */
-export type DropCause =
-  /** The GPUs of `nodes` (ranges; `all`: every node read) waited for work, idle `idle` % of the time. */
-  | { readonly k: 'wait'; readonly nodes: string; readonly all: boolean; readonly idle: number }
-  /** The most throttled busy GPU: its throttle reasons, SM clock and power before → now. */
-  | {
-      readonly k: 'hot';
-      readonly node: number;
-      readonly gpu: number;
-      readonly why?: string;
-      readonly c?: readonly [number, number];
-      readonly w?: readonly [number, number];
-    }
-  /** Busy as before (`u` %), at the usual clocks where `clocks` (they were compared). */
-  | { readonly k: 'busy'; readonly u: number; readonly clocks: boolean };
 
 /** A GPU's busy %: one the writer counts idle (`idle_s`) or at the idle mark is 0. */
 const busy = (g: GpuReading, s: HealthSettings) =>

@@ -1,8 +1,9 @@
+import type { HealthFindingKind, HealthState } from '../model/slices/health.js';
 import { confirmedIdle, dataBoundText, idleText } from './idle.js';
 import type { HealthSettings } from './settings.js';
 import { confirmedStragglers, slowestText, stragglerText } from './straggler.js';
 import { dropText, recoveredText } from './throughput.js';
-import type { HealthFinding, HealthFindingKind, HealthState } from './types.js';
+import type { HealthFinding } from './types.js';
 
 /** Which kinds page someone: data-bound is a status finding only (the run works, just slowly fed). */
 export const PAGES: Readonly<Record<HealthFindingKind, boolean>> = {

@@ -1,8 +1,9 @@
 import { formatDuration } from '../base/duration.js';
 import { fromRanges, showRanges, toRanges } from '../base/format.js';
+import type { IdleTrack } from '../model/slices/health.js';
 import type { HealthSettings } from './settings.js';
 import { labelOf } from './straggler.js';
-import type { GpuReading, IdleTrack, NodeObservation } from './types.js';
+import type { GpuReading, NodeObservation } from './types.js';
 
 /** The utilisation at or below which writers count a GPU's `idle_s` (protocol v1.1). */
 export const WRITER_IDLE_UTIL = 5;

@@ -7,25 +7,27 @@
  */
 
 export { formatRate, formatUtc, median } from '../base/format.js';
+export {
+  HEALTH_FINDING_KINDS,
+  type HealthFindingKind,
+  type HealthOverrides,
+  type HealthState,
+  type RateUnit,
+} from '../model/slices/health.js';
 export { PAGES } from './findings.js';
 export { type HealthInput, type HealthJudgement, judgeHealth } from './judge.js';
 export {
   effectiveHealthSettings,
   HEALTH_METADATA_FIELDS,
-  type HealthOverrides,
   healthOverrides,
 } from './overrides.js';
 export { DEFAULT_HEALTH_SETTINGS, type HealthSettings, parsePercent } from './settings.js';
 export { type HealthStatus, healthStatus } from './status.js';
 export { applyHealth, type HealthReadings } from './sweepStep.js';
 export {
-  HEALTH_FINDING_KINDS,
   HEALTH_METRICS,
   type HealthFinding,
-  type HealthFindingKind,
-  type HealthState,
   type NodeObservation,
   nodeObservation,
   type ProgressObservation,
-  type RateUnit,
 } from './types.js';

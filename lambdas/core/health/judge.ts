@@ -1,17 +1,11 @@
+import type { HealthFindingKind, HealthState, RateUnit } from '../model/slices/health.js';
 import { clearedSince, findingsOf } from './findings.js';
 import { judgeIdle } from './idle.js';
 import { measure } from './rate.js';
 import { type HealthSettings, readingEveryMs } from './settings.js';
 import { judgeStragglers } from './straggler.js';
 import { baselineOf, judgeThroughput, RATE_UNITS } from './throughput.js';
-import type {
-  HealthFinding,
-  HealthFindingKind,
-  HealthState,
-  NodeObservation,
-  ProgressObservation,
-  RateUnit,
-} from './types.js';
+import type { HealthFinding, NodeObservation, ProgressObservation } from './types.js';
 
 /** What one sweep knows about one run; call it every sweep (it does no I/O), observations when read. */
 export interface HealthInput {

@@ -1,14 +1,6 @@
 import { parseDuration } from '../base/duration.js';
+import type { HealthOverrides } from '../model/slices/health.js';
 import { type HealthSettings, parsePercent } from './settings.js';
-
-/** A run's own thresholds, from `metadata.json`; compact, to keep in the run item's known metadata. */
-export interface HealthOverrides {
-  readonly throughputDrop?: number;
-  readonly idleGpuAfterMs?: number;
-  readonly stragglerRatio?: number;
-  readonly warmupMs?: number;
-  readonly enabled?: boolean;
-}
 
 /** The `metadata.json` field of each override (documented in docs/HEALTH.md). */
 export const HEALTH_METADATA_FIELDS = {

@@ -1,4 +1,5 @@
-import type { NodeObservation, ProgressObservation, RateState, RateUnit } from './types.js';
+import type { RateState, RateUnit } from '../model/slices/health.js';
+import type { NodeObservation, ProgressObservation } from './types.js';
 
 /** One telemetry period's rate: from the previous observation to this one. */
 export interface RateSample {

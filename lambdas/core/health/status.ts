@@ -1,7 +1,8 @@
+import type { HealthState } from '../model/slices/health.js';
 import { findingsOf } from './findings.js';
 import type { HealthSettings } from './settings.js';
 import { baselineOf, RATE_UNITS } from './throughput.js';
-import type { HealthFinding, HealthState } from './types.js';
+import type { HealthFinding } from './types.js';
 
 /** What `trainwatch status` shows of a run's health, from the stored state alone (no new readings). */
 export interface HealthStatus {

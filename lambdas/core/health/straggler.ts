@@ -1,8 +1,9 @@
 import { formatDuration } from '../base/duration.js';
 import { formatSeconds, median } from '../base/format.js';
+import type { StragglerTrack } from '../model/slices/health.js';
 import { nodeLabel } from '../model/slices/nodes.js';
 import type { HealthSettings } from './settings.js';
-import type { NodeObservation, StragglerTrack } from './types.js';
+import type { NodeObservation } from './types.js';
 
 type Tracks = Readonly<Record<string, StragglerTrack>>;
 

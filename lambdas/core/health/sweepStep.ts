@@ -1,11 +1,12 @@
 import { withFinding } from '../model/findings.js';
 import type { RunFiles } from '../model/listing.js';
 import type { RunRecord } from '../model/record.js';
+import { HEALTH_FINDING_KINDS } from '../model/slices/health.js';
 import type { ParsedNodes } from '../nodes/observe.js';
 import { judgeHealth } from './judge.js';
 import { effectiveHealthSettings } from './overrides.js';
 import type { HealthSettings } from './settings.js';
-import { HEALTH_FINDING_KINDS, type NodeObservation, nodeObservation } from './types.js';
+import { type NodeObservation, nodeObservation } from './types.js';
 
 /** What one sweep read of a run that the health rules need. */
 export interface HealthReadings {

@@ -1,8 +1,9 @@
 import { formatRate, formatUtc, median } from '../base/format.js';
+import type { RateState, RateUnit } from '../model/slices/health.js';
 import { blendGpus, causeText, dropCause, gpuNow, idleThrough } from './cause.js';
 import type { RateSample } from './rate.js';
 import type { HealthSettings } from './settings.js';
-import type { NodeObservation, RateState, RateUnit } from './types.js';
+import type { NodeObservation } from './types.js';
 
 /** How a throughput-drop finding begins: remediation's rule matches it to check the NCCL transport (any cause). */
 export const THROUGHPUT_DROP_PREFIX = 'throughput fell';

@@ -1,4 +1,5 @@
 import type { RunFileName } from '../protocol/files.js';
+import type { StackSummary } from './slices/stacks.js';
 import type { RunState } from './states.js';
 
 /** What we remember of the last `metadata.json` we read (the fields evaluation and alerts need). */
@@ -18,7 +19,7 @@ export interface KnownMetadata {
   /** `"maintenance": true` in metadata.json: alerts to people are held while set (on-call lifecycle). */
   readonly maintenance?: boolean;
   /** The run's own health thresholds (`throughput_drop`, `idle_gpu_after`, … in metadata.json). */
-  readonly health?: import('../health/overrides.js').HealthOverrides;
+  readonly health?: import('./slices/health.js').HealthOverrides;
 }
 
 /** An alert waiting for (or retrying) delivery on some channels. */
@@ -45,7 +46,7 @@ export interface RunRecord {
   readonly state: RunState;
   readonly reason: string;
   /** What made the current WARNING (the alert's action follows it). */
-  readonly cause?: import('../pipeline/verdict.js').WarningCause;
+  readonly cause?: import('./cause.js').WarningCause;
   readonly errorType?: string | null;
   readonly attempt: number;
   /** Bumped by every write; every write is conditional on it (0: not stored yet). */
@@ -91,28 +92,15 @@ export interface RunRecord {
   /** v1.2: what the stacks of a stuck run say (read once its step is still past a stall threshold; core/stacks). */
   readonly stacks?: StackSummary;
   /** The healthy-run rules' compact memory: rate baseline, straggler and idle-GPU tracks (core/health). */
-  readonly health?: import('../health/types.js').HealthState;
+  readonly health?: import('./slices/health.js').HealthState;
   /** `trainwatch ack`: reminders stop until the next transition (see oncall/ack.ts). */
-  readonly ack?: import('../oncall/ack.js').Acknowledgement;
+  readonly ack?: import('./slices/oncall.js').Acknowledgement;
   /** Remediation's memory of the run: restarts, best step per attempt, last diagnosis and decision. */
   readonly remediation?: import('./slices/remediation.js').RemediationState;
   /** Set when the run ended: it left the sweep, its files moved to `ended.folder` (pipeline/ending.ts). */
   readonly ended?: Ended;
   /** The Slack app's thread of the current attempt (written by the Slack notifier: core/slack/thread.ts). */
-  readonly slackThread?: import('../slack/thread.js').SlackThread;
-}
-
-/** The stack verdict of a stalled run, with the stack files it was made from (their ETags, by rank). */
-export interface StackSummary {
-  readonly attempt: number;
-  readonly etags: Readonly<Record<string, string>>;
-  readonly text: string;
-  readonly suspects: readonly number[];
-  readonly family: import('../stacks/verdict.js').HangFamily;
-  /** When the first stuck node made its last progress() call (from its stack's stuck_s), epoch ms. */
-  readonly stuckSince?: number;
-  /** Each node's wait, or why its stack is not usable, by rank (only nodes that wrote a stack). */
-  readonly waits: Readonly<Record<string, import('../stacks/wait.js').Wait | string>>;
+  readonly slackThread?: import('./slices/slack.js').SlackThread;
 }
 
 /** Where and when a run ended: its record left the live set and its files the swept prefix. */

@@ -1,17 +1,8 @@
 import { buildAlert, type Links } from '../alerting/alerts.js';
 import type { Alert } from '../model/alert.js';
 import type { RunRecord } from '../model/record.js';
+import type { Acknowledgement } from '../model/slices/oncall.js';
 import { UNHEALTHY } from '../model/states.js';
-
-/** A person's "I've got this", stored on the run item; valid until the run's next transition. */
-export interface Acknowledgement {
-  readonly by: string;
-  readonly note?: string;
-  readonly at: number;
-  /** The `since` of the state acknowledged: a transition moves `since`, which ends the ack. */
-  readonly since: number;
-  readonly state: RunRecord['state'];
-}
 
 /** The acknowledgement still in force, if any. */
 export function currentAck(r: RunRecord): Acknowledgement | undefined {

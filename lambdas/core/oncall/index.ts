@@ -1,5 +1,6 @@
 export { ALL_CHANNELS, GROUPED_CHANNELS, PEOPLE_CHANNELS } from '../model/channels.js';
-export { type Acknowledgement, ackLine, acknowledge, ackProblem, currentAck } from './ack.js';
+export type { Acknowledgement } from '../model/slices/oncall.js';
+export { ackLine, acknowledge, ackProblem, currentAck } from './ack.js';
 export { type FinishDeps, type FinishReport, finishGroups, finishSilences } from './finish.js';
 export { groupAlert, groupKey, MAX_GROUP, partition, reasonClass, runList } from './group.js';
 export { dedupKey, type PagerDutyEvent, pagerDutyEvents, pagerDutySeverity } from './pagerDuty.js';

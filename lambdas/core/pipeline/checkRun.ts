@@ -1,3 +1,5 @@
+import type { CheckDeps } from './deps.js';
+
 // Checking one run, the sweep's unit of work: read what the plan asks, fold it in (observe), judge it
 // (evaluate), then write: transition.ts when the state changes, maintain.ts when it does not.
 
@@ -13,31 +15,16 @@ import { RunState } from '../model/states.js';
 import { observeNodes, parseNodeReads } from '../nodes/observe.js';
 import { planNodeReads } from '../nodes/plan.js';
 import type { Oncall } from '../oncall/index.js';
+import type { Classifier } from './deps.js';
 import { assess, attemptBoundary } from './evaluate.js';
 import { maintain } from './maintain.js';
-import { type Classifier, classifyError, newRecord, observe } from './observe.js';
+import { classifyError, newRecord, observe } from './observe.js';
 import { planReads } from './plan.js';
 import { readFiles, readNodes, withStacks } from './reads.js';
 import { outcome, type RunOutcome } from './runOutcome.js';
 import { transition } from './transition.js';
 
 export type { RunOutcome } from './runOutcome.js';
-
-/** What checking a run needs: ports, thresholds and the classifier. Built once per cold start. */
-export interface CheckDeps {
-  readonly runs: RunStore;
-  readonly states: StateStore;
-  readonly notifiers: readonly Notifier[];
-  readonly thresholds: Thresholds;
-  readonly classify: Classifier;
-  readonly links: Links;
-  readonly remindEveryMs?: number;
-  readonly deliverOptions?: DeliverOptions;
-  /** Silences, acknowledgements and grouping (lambdas/core/oncall); absent: none of them. */
-  readonly oncall?: Oncall;
-  /** The healthy-run rules (throughput, stragglers, idle GPUs: lambdas/core/health); absent: off. */
-  readonly health?: HealthSettings;
-}
 
 const BACKOFF_MAX_MS = 60 * 60_000;
 

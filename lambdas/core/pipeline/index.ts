@@ -10,5 +10,7 @@
 //       maintain   no change: reminders, outbox retries, bookkeeping
 //       alerts → outbox → deliver → runOutcome   what the alert says, its retries, the channels, the result
 //   ending       a run that can no longer change leaves the swept key space (files and record)
-export { type CheckDeps, checkRun, type RunOutcome } from './checkRun.js';
-export { type SweepSummary, summarise, sweep } from './sweep.js';
+export { checkRun, type RunOutcome } from './checkRun.js';
+export type { CheckDeps, Classifier } from './deps.js';
+export { type SweepSummary, summarise } from './summary.js';
+export { sweep } from './sweep.js';

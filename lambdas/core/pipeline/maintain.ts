@@ -3,7 +3,7 @@ import { isDue, LEASE_MS, openEntry } from '../alerting/outbox.js';
 import type { OutboxEntry, RunRecord } from '../model/record.js';
 import { UNHEALTHY } from '../model/states.js';
 import { remindersHeld } from '../oncall/index.js';
-import type { CheckDeps } from './checkRun.js';
+import type { CheckDeps } from './deps.js';
 import { outcome, type RunOutcome, send } from './runOutcome.js';
 import type { Verdict } from './verdict.js';
 

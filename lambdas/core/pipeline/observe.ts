@@ -1,7 +1,8 @@
-import { type HealthOverrides, healthOverrides } from '../health/overrides.js';
+import { healthOverrides } from '../health/overrides.js';
 import { skew, tooBig, withFinding } from '../model/findings.js';
 import type { RunFiles } from '../model/listing.js';
 import type { KnownMetadata, RunRecord } from '../model/record.js';
+import type { HealthOverrides } from '../model/slices/health.js';
 import { RunState } from '../model/states.js';
 import type { RunFileName } from '../protocol/files.js';
 import {
@@ -13,19 +14,11 @@ import {
   toEpochMs,
 } from '../protocol/parse.js';
 import type { Metadata } from '../protocol/schemas.js';
+import type { Classifier } from './deps.js';
 import { attemptBoundary } from './evaluate.js';
 
 /** Bodies read this time, by file; `undefined` means the object vanished between LIST and GET. */
 export type Reads = Partial<Record<RunFileName, Uint8Array | undefined>>;
-
-/**
- * Classifies an error text (with the log tail) into an error type; injected so core stays pluggable (the
- * functions load the classifier's rules on first use: lambdas/adapters/classifier.ts).
- */
-export type Classifier = (
-  text: string,
-  profile?: string,
-) => { error_type: string | null } | Promise<{ error_type: string | null }>;
 
 /** A fresh record for a run seen for the first time (version 0: not stored yet). */
 export function newRecord(run: RunFiles, now: number): RunRecord {

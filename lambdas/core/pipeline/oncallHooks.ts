@@ -1,7 +1,8 @@
 import type { RunRecord } from '../model/record.js';
 import { finishGroups, finishSilences } from '../oncall/finish.js';
-import type { CheckDeps, RunOutcome } from './checkRun.js';
-import type { SweepSummary } from './sweep.js';
+import type { RunOutcome } from './checkRun.js';
+import type { CheckDeps } from './deps.js';
+import type { SweepSummary } from './summary.js';
 
 /** The sweep's deps with this sweep's silences and grouping collector (unchanged without on-call). */
 export async function startSweep<D extends CheckDeps>(deps: D): Promise<D> {

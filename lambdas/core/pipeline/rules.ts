@@ -1,6 +1,6 @@
 import { formatDuration } from '../base/duration.js';
 import { LEARNED } from '../detection/thresholds.js';
-import { HEALTH_FINDING_KINDS, type HealthFindingKind } from '../health/types.js';
+import { HEALTH_FINDING_KINDS, type HealthFindingKind } from '../model/slices/health.js';
 import { RunState } from '../model/states.js';
 import { ago, failed, limit, stalled, timedOut } from './stuckRules.js';
 import type { Rule, Verdict } from './verdict.js';

@@ -3,7 +3,7 @@ import { settle } from '../alerting/outbox.js';
 import type { OutboxEntry, RunRecord } from '../model/record.js';
 import type { RunState } from '../model/states.js';
 import { holdForGroup } from '../oncall/index.js';
-import type { CheckDeps } from './checkRun.js';
+import type { CheckDeps } from './deps.js';
 
 /** What happened to one run in one check. */
 export interface RunOutcome {

@@ -6,7 +6,7 @@ import type { OutboxEntry, RunRecord } from '../model/record.js';
 import { alertsOn, RunState } from '../model/states.js';
 import { routeTransition } from '../oncall/index.js';
 import { MAX_TEXT_BYTES } from '../protocol/files.js';
-import type { CheckDeps } from './checkRun.js';
+import type { CheckDeps } from './deps.js';
 import { observe, type Reads } from './observe.js';
 import { outcome, type RunOutcome, send } from './runOutcome.js';
 import type { Verdict } from './verdict.js';

@@ -1,7 +1,9 @@
 import type { Effective, Thresholds } from '../detection/thresholds.js';
-import type { HealthFindingKind } from '../health/types.js';
+import type { WarningCause } from '../model/cause.js';
 import type { ObjectInfo, RunFiles } from '../model/listing.js';
-import type { RunRecord, StackSummary } from '../model/record.js';
+import type { RunRecord } from '../model/record.js';
+import type { HealthFindingKind } from '../model/slices/health.js';
+import type { StackSummary } from '../model/slices/stacks.js';
 import type { RunState } from '../model/states.js';
 import type { NodeVerdict } from '../nodes/freshness.js';
 
@@ -13,16 +15,6 @@ export interface Verdict {
   /** What made a WARNING (a silent node, a throughput drop, …): the alert's action follows it. */
   readonly cause?: WarningCause;
 }
-
-/** Why a run is WARNING, for the action people are told to take: a health finding names its kind. */
-export type WarningCause =
-  | 'heartbeat_stale'
-  | 'node_silent'
-  | 'nodes_missing'
-  | HealthFindingKind
-  | 'finding'
-  /** STALLED with the nodes' stacks in the reason (core/stacks): the action points at them. */
-  | 'stacks';
 
 /** What every rule of the state decision sees: one run's files, what we know, and the thresholds in force. */
 export interface Judging {

@@ -1,5 +1,5 @@
 import type { RunRecord } from '../model/record.js';
-import type { HangFamily } from '../stacks/verdict.js';
+import type { HangFamily } from '../model/slices/stacks.js';
 import type { NodeFindings } from './culprit.js';
 import { parseDiagnosis, summarize } from './diagnosis/index.js';
 import type { Probe } from './policy/index.js';

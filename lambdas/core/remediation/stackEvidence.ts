@@ -1,8 +1,8 @@
 import type { RunRecord } from '../model/record.js';
+import type { HangFamily, Wait } from '../model/slices/stacks.js';
 import { describeWait } from '../stacks/describe.js';
 import { stackFromPySpy } from '../stacks/pyspy.js';
-import { type HangFamily, stackVerdict, trainingWait } from '../stacks/verdict.js';
-import type { Wait } from '../stacks/wait.js';
+import { stackVerdict, trainingWait } from '../stacks/verdict.js';
 import type { Diagnosis } from './diagnosis/types.js';
 
 const line = (w: Wait | string | { readonly none: string } | undefined, source: string) =>

@@ -1,4 +1,5 @@
 // The Slack app's pure rules: threads per run attempt, the buttons and who may press them, the status answer.
+export type { SlackThread } from '../model/slices/slack.js';
 export {
   ACTION,
   type ActionId,
@@ -21,5 +22,4 @@ export {
   covers,
   isThreaded,
   mayClaim,
-  type SlackThread,
 } from './thread.js';

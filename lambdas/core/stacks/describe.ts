@@ -1,4 +1,4 @@
-import type { Wait, WaitKind } from './wait.js';
+import type { Wait, WaitKind } from '../model/slices/stacks.js';
 
 // How a wait reads in an alert: the call and where, and what each kind most likely means.
 

@@ -1,10 +1,10 @@
 import type { RunFiles } from '../model/listing.js';
-import type { RunRecord, StackSummary } from '../model/record.js';
+import type { RunRecord } from '../model/record.js';
+import type { StackSummary, Wait } from '../model/slices/stacks.js';
 import { ofAttempt } from '../nodes/observe.js';
 import { MAX_STACK_BYTES, stackFile } from '../protocol/files.js';
 import { parseStackFile } from '../protocol/stacks.js';
 import { stackVerdict, trainingWait } from './verdict.js';
-import type { Wait } from './wait.js';
 
 /** Stack bodies read this sweep, by rank (`undefined`: the file vanished between LIST and GET). */
 export type StackReads = ReadonlyMap<number, Uint8Array | undefined>;

@@ -1,8 +1,9 @@
 import { formatDuration } from '../base/duration.js';
 import { toRanges } from '../base/format.js';
+import type { HangFamily, Wait, WaitKind } from '../model/slices/stacks.js';
 import type { StackFile } from '../protocol/stacks.js';
 import { describeWait, KIND_CAUSE } from './describe.js';
-import { signature, type Wait, type WaitKind, waitOf } from './wait.js';
+import { signature, waitOf } from './wait.js';
 
 /** One node as the stack verdict sees it: where its training thread waits, or why that is unknown. */
 export interface NodeStackInput {
@@ -13,9 +14,6 @@ export interface NodeStackInput {
   /** How long its node file has been silent, when it lags the others (frozen whole, or gone). */
   readonly silentForMs?: number;
 }
-
-/** The hang families of the classifier that a stack can decide. */
-export type HangFamily = 'hang' | 'deadlock' | 'distributed_timeout';
 
 /** What the stacks say: one line for the alert, the odd ones out, and each node's wait. */
 export interface StackVerdict {

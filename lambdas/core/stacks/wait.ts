@@ -1,29 +1,5 @@
+import type { Wait, WaitKind } from '../model/slices/stacks.js';
 import type { StackFrame } from '../protocol/stacks.js';
-
-/** What a stuck training thread waits in, from its stack. */
-export const WAIT_KINDS = [
-  'collective',
-  'data_loader',
-  'checkpoint_io',
-  'cuda',
-  'lock',
-  'sleep',
-  'running',
-] as const;
-export type WaitKind = (typeof WAIT_KINDS)[number];
-
-/** Where one node's training thread is: the kind of wait, the call it blocks in, the user line that made it. */
-export interface Wait {
-  readonly kind: WaitKind;
-  /** The library call it is in (`all_reduce`, `DataLoader.__next__`, `torch.save`), or the user function. */
-  readonly call: string;
-  /** The innermost call below it that blocks (`queue.get`, `lock.acquire`), when there is one. */
-  readonly blocks?: string;
-  /** The innermost user frame, `train.py:88`. */
-  readonly at?: string;
-  /** v1.3: the thread's stack changed between the writer's samples (a busy loop), or not (blocked); absent: unknown. */
-  readonly moving?: boolean;
-}
 
 /** Keeps the characters of Python names and file names; anything else (a space, `<`, `:`, a backtick) becomes `?`. */
 const safe = (text: string) => text.replace(/[^\w.<>-]/g, '?').slice(0, 80);

@@ -6,7 +6,7 @@ import {
   severityFor,
   UNKNOWN_ERROR_ACTION,
 } from '../../../lambdas/core/alerting/actions.js';
-import { HEALTH_FINDING_KINDS } from '../../../lambdas/core/health/types.js';
+import { HEALTH_FINDING_KINDS } from '../../../lambdas/core/model/slices/health.js';
 import { ALL_STATES, RunState } from '../../../lambdas/core/model/states.js';
 
 const ERROR_TYPES = [

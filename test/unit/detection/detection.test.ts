@@ -7,11 +7,11 @@ import {
   type Thresholds,
 } from '../../../lambdas/core/detection/thresholds.js';
 import type { RunFiles } from '../../../lambdas/core/model/listing.js';
-import type { RunRecord, StackSummary } from '../../../lambdas/core/model/record.js';
+import type { RunRecord } from '../../../lambdas/core/model/record.js';
 import type { Cadence } from '../../../lambdas/core/model/slices/cadence.js';
 import type { NodeSummary } from '../../../lambdas/core/model/slices/nodes.js';
+import type { StackSummary, Wait } from '../../../lambdas/core/model/slices/stacks.js';
 import { assess } from '../../../lambdas/core/pipeline/evaluate.js';
-import type { Wait } from '../../../lambdas/core/stacks/wait.js';
 import { listed, obj, record } from '../../support/fakes.js';
 
 const S = 1000;

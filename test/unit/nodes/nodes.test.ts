@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { judgeNodes, type NodeObject } from '../../../lambdas/core/nodes/index.js';
+import { parseDiagnosis } from '../../../lambdas/core/remediation/diagnosis/index.js';
 import {
   batches,
   findCulprit,
-  judgeNodes,
   type NodeExamination,
-  type NodeObject,
   planNodeRestart,
-} from '../../../lambdas/core/nodes/index.js';
-import { parseDiagnosis } from '../../../lambdas/core/remediation/diagnosis/index.js';
+} from '../../../lambdas/core/remediation/index.js';
 
 const MIN = 60_000;
 const NOW = 1_800_000_000_000;

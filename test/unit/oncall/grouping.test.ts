@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OutboxEntry } from '../../../lambdas/core/model/record.js';
 import type { GroupMember, GroupStore, Oncall, SilenceStore } from '../../../lambdas/core/oncall/index.js';
-import type { CheckDeps } from '../../../lambdas/core/pipeline/checkRun.js';
+import type { CheckDeps } from '../../../lambdas/core/pipeline/deps.js';
 import { sweep } from '../../../lambdas/core/pipeline/sweep.js';
 import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier } from '../../support/fakes.js';
 

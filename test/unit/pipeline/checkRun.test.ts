@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { LEASE_MS, MAX_ROUNDS } from '../../../lambdas/core/alerting/outbox.js';
 import type { Thresholds } from '../../../lambdas/core/detection/thresholds.js';
 import type { Notifier } from '../../../lambdas/core/model/ports.js';
-import { type CheckDeps, checkRun } from '../../../lambdas/core/pipeline/checkRun.js';
-import type { Classifier } from '../../../lambdas/core/pipeline/observe.js';
+import { checkRun } from '../../../lambdas/core/pipeline/checkRun.js';
+import type { CheckDeps, Classifier } from '../../../lambdas/core/pipeline/deps.js';
 import { sweep } from '../../../lambdas/core/pipeline/sweep.js';
 import { MAX_JSON_BYTES } from '../../../lambdas/core/protocol/files.js';
 import {

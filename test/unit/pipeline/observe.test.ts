@@ -1,12 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { MAX_SKEW_MS } from '../../../lambdas/core/model/findings.js';
 import type { RunRecord } from '../../../lambdas/core/model/record.js';
-import {
-  type Classifier,
-  classifyError,
-  newRecord,
-  observe,
-} from '../../../lambdas/core/pipeline/observe.js';
+import type { Classifier } from '../../../lambdas/core/pipeline/deps.js';
+import { classifyError, newRecord, observe } from '../../../lambdas/core/pipeline/observe.js';
 import { MAX_JSON_BYTES } from '../../../lambdas/core/protocol/files.js';
 import { bytes, listed, obj, record } from '../../support/fakes.js';
 
