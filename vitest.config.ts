@@ -18,7 +18,7 @@ export default defineConfig({
         test: {
           name: 'emulator',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/deploy/**'],
+          exclude: ['test/deploy/**', 'test/kube/**'],
           globalSetup: ['test/support/globalSetup.ts'],
         },
       },
@@ -31,6 +31,16 @@ export default defineConfig({
           globalSetup: ['test/deploy/globalSetup.ts'],
           hookTimeout: 300_000,
           testTimeout: 240_000,
+        },
+      },
+      {
+        // A real kube-apiserver + etcd (docs/KUBE_TESTING.md); globalSetup builds them once (12–16 min cold).
+        extends: true,
+        test: {
+          name: 'kube',
+          include: ['test/kube/**/*.test.ts'],
+          globalSetup: ['test/kube/globalSetup.ts'],
+          hookTimeout: 120_000,
         },
       },
     ],
