@@ -4,7 +4,7 @@
 // for 100,000 ended runs, before (LIST the whole prefix, Scan the whole table) and now.
 import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { endedKey, flipSortKey, pk } from '../lambdas/adapters/dynamoStateStore.js';
+import { endedKey, flipSortKey, pk } from '../lambdas/adapters/stores/dynamoStateStore.js';
 import { mapLimit } from '../lambdas/core/base/mapLimit.js';
 import type { Flip, RunRecord } from '../lambdas/core/model/record.js';
 import { splitPoints } from '../lambdas/core/pipeline/ranges.js';

@@ -2,7 +2,7 @@
 // be fast-forwarded, and one sweep run in a fresh process (as one Lambda invocation).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createApp } from '../lambdas/app.js';
+import { createApp } from '../lambdas/wiring/app.js';
 import { awsClients } from '../local/awsClients.js';
 import { setupLocal } from '../local/setup.js';
 

@@ -1,6 +1,6 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { createApp } from '../lambdas/app.js';
 import { evaluateSentinels } from '../lambdas/handlers/sentinel.js';
+import { createApp } from '../lambdas/wiring/app.js';
 import { awsClients } from '../local/awsClients.js';
 import { setupLocal, setupLocalQueues } from '../local/setup.js';
 import { startSlackReceiver } from '../local/slackReceiver.js';

@@ -1,9 +1,9 @@
 // One sweep in a fresh process (as one Lambda invocation), so peak memory is the sweep's own.
 // Prints one JSON line: the report, peak RSS, and the sizes of what the sweep read from DynamoDB.
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { LIVE_SHARDS } from '../lambdas/adapters/dynamoStateStore.js';
-import { createApp } from '../lambdas/app.js';
+import { LIVE_SHARDS } from '../lambdas/adapters/stores/dynamoStateStore.js';
 import { runSweep } from '../lambdas/handlers/sweep.js';
+import { createApp } from '../lambdas/wiring/app.js';
 
 const now = Number(process.argv[2] ?? Date.now());
 const app = createApp(process.env);

@@ -8,7 +8,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { CLASSIFY_CHUNK } from '../lambdas/adapters/classifier.js';
+import { CLASSIFY_CHUNK } from '../lambdas/adapters/loaders/classifier.js';
 import { acknowledge, checkovSkip } from './nag.js';
 
 /** The repository root: entries, tsconfig and the lock file are found from here. */
@@ -25,9 +25,9 @@ export const HANDLERS = {
 /** esbuild aliases of the bundles and their chunks. */
 const ESBUILD_ALIASES = {
   // The stack passes policies and profiles as JSON: a JSON reader stands in for the YAML parser (-112 KB).
-  '--alias:yaml': './lambdas/adapters/jsonAsYaml.ts',
+  '--alias:yaml': './lambdas/adapters/loaders/jsonAsYaml.ts',
   // The Slack client runs with no retries (the outbox retries): one attempt stands in for p-retry (-4.4 KB).
-  '--alias:p-retry': './lambdas/adapters/slackOneAttempt.ts',
+  '--alias:p-retry': './lambdas/adapters/channels/slack/slackOneAttempt.ts',
 };
 
 const BANNER =
@@ -37,7 +37,7 @@ const BANNER =
  * Code a function needs only sometimes, as files of their own beside its `index.mjs`, built by the same
  * esbuild with the same options after the main bundle and imported on first use: the `define` turns the
  * loader's import of the source into an import of the file, and esbuild drops the source from the bundle
- * (lambdas/adapters/classifier.ts, slackLoader.ts). So a sweep of healthy runs with nothing to say loads
+ * (lambdas/adapters/loaders/classifier.ts, slackLoader.ts). So a sweep of healthy runs with nothing to say loads
  * neither the classifier's rules (~80 KB of signals) nor any Slack code, and a webhook user never loads the
  * Slack Web API client.
  */
@@ -58,12 +58,12 @@ export const CLASSIFY: Chunk = {
 export const SLACK_CHUNKS: readonly Chunk[] = [
   {
     define: '__TRAINWATCH_SLACK_WEBHOOK_CHUNK__',
-    entry: 'lambdas/adapters/slackWebhookChannel.ts',
+    entry: 'lambdas/adapters/channels/slack/slackWebhookChannel.ts',
     file: 'slack-webhook.mjs',
   },
   {
     define: '__TRAINWATCH_SLACK_APP_CHUNK__',
-    entry: 'lambdas/adapters/slackAppChannel.ts',
+    entry: 'lambdas/adapters/channels/slack/slackAppChannel.ts',
     file: 'slack-app.mjs',
   },
 ];

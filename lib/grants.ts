@@ -29,7 +29,7 @@ export interface RunResources {
 const PER_RUN_KEYS =
   'Run files live under {prefix}/{run_id}/ and run ids are unbounded, so the grant is the prefix, never the bucket.';
 
-/** The DynamoDB actions the state store uses (lambdas/adapters/dynamoStateStore.ts), and no more. */
+/** The DynamoDB actions the state store uses (lambdas/adapters/stores/dynamoStateStore.ts), and no more. */
 export const TABLE_ACTIONS = [
   'dynamodb:BatchGetItem',
   'dynamodb:DeleteItem',

@@ -1,5 +1,5 @@
 import { Token } from 'aws-cdk-lib';
-import { configuredProfile } from '../lambdas/adapters/classifier.js';
+import { configuredProfile } from '../lambdas/adapters/loaders/classifier.js';
 import { loadConfig } from '../lambdas/config.js';
 import { ConfigError } from '../lambdas/core/base/errors.js';
 import { loadProfile } from '../lambdas/core/classify/index.js';

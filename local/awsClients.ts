@@ -9,7 +9,7 @@ import {
   type SdkOptions,
   sdkConfig,
   storageClients,
-} from '../lambdas/adapters/clients.js';
+} from '../lambdas/adapters/aws/clients.js';
 
 /** Every client, made at once: the local mode, the CLI, the benchmark and the tests (never a Lambda bundle). */
 export interface AwsClients extends Clients {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { endedKey, liveKey } from '../lambdas/adapters/dynamoStateStore.js';
+import { endedKey, liveKey } from '../lambdas/adapters/stores/dynamoStateStore.js';
 import type { RunRecord } from '../lambdas/core/model/record.js';
 import {
   credentialsEnv,

@@ -1,11 +1,11 @@
 import { setMaxListeners } from 'node:events';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { listEnded } from '../lambdas/adapters/dynamoEndedLog.js';
-import { type App, createApp } from '../lambdas/app.js';
+import { listEnded } from '../lambdas/adapters/stores/dynamoEndedLog.js';
 import type { RunRecord } from '../lambdas/core/model/record.js';
 import { evaluateSentinels } from '../lambdas/handlers/sentinel.js';
 import { runSweep } from '../lambdas/handlers/sweep.js';
-import { slackEndpointDeps } from '../lambdas/slack/wiring.js';
+import { type App, createApp } from '../lambdas/wiring/app.js';
+import { slackEndpointDeps } from '../lambdas/wiring/slack.js';
 import { awsClients } from './awsClients.js';
 import { startEmulator } from './emulator.js';
 import { HeartbeatWriter } from './heartbeatWriter.js';

@@ -1,9 +1,9 @@
 import { ackRun } from '../bin/commands/ack.js';
 import { addSilence } from '../bin/commands/silence.js';
-import type { App } from '../lambdas/app.js';
 import type { RunRecord } from '../lambdas/core/model/record.js';
 import { UNHEALTHY } from '../lambdas/core/model/states.js';
 import { currentAck } from '../lambdas/core/oncall/index.js';
+import type { App } from '../lambdas/wiring/app.js';
 import type { SlackApi } from './slackApi.js';
 import { clickAcknowledge } from './slackPerson.js';
 

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { signSlackRequest } from '../lambdas/adapters/slackSignature.js';
+import { signSlackRequest } from '../lambdas/adapters/channels/slack/slackSignature.js';
 import { type ButtonTarget, buttonValue } from '../lambdas/core/slack/index.js';
 import { httpRequest } from '../lambdas/events/slackRequest.js';
 import type { SlackEndpointDeps } from '../lambdas/slack/deps.js';

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
-import { type App, createApp } from '../../lambdas/app.js';
 import { ConfigError } from '../../lambdas/core/base/errors.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
-import { acknowledgeRun, onCallOf } from '../../lambdas/operations/index.js';
+import { acknowledgeRun } from '../../lambdas/operations/index.js';
+import { type App, createApp } from '../../lambdas/wiring/app.js';
+import { onCallOf } from '../../lambdas/wiring/onCall.js';
 import { byFrom, nowFrom, textFrom } from './oncallArgs.js';
 
 /**

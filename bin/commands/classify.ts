@@ -39,7 +39,7 @@ function profileArg(value: string): Profile | string {
 /** A run's `_error` and log tail, read where its files are now: its folder, or its ended folder. */
 async function runText(runId: string): Promise<{ text: Buffer; profile?: Profile | string }> {
   // Loaded here: classifying a file or stdin never pays for the AWS SDK.
-  const { createApp } = await import('../../lambdas/app.js');
+  const { createApp } = await import('../../lambdas/wiring/app.js');
   const app = createApp(process.env);
   const r = await app.states.get(assertRunId(runId));
   const read = (f: RunFileName) =>

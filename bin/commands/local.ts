@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import type { App } from '../../lambdas/app.js';
 import { ConfigError } from '../../lambdas/core/base/errors.js';
 import type { RemediationDeps } from '../../lambdas/core/remediation/index.js';
 import { handleRemediation } from '../../lambdas/handlers/remediate.js';
-import { remediationDeps } from '../../lambdas/remediationDeps.js';
+import type { App } from '../../lambdas/wiring/app.js';
+import { remediationDeps } from '../../lambdas/wiring/remediation.js';
 import { runDeployed } from '../../local/deployedMode.js';
 import { runLocal } from '../../local/localMode.js';
 import { pythonExample } from '../../local/pythonExample.js';

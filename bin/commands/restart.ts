@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { createApp } from '../../lambdas/app.js';
 import { ConfigError } from '../../lambdas/core/base/errors.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
-import { onCallOf, requestRestart } from '../../lambdas/operations/index.js';
+import { requestRestart } from '../../lambdas/operations/index.js';
+import { createApp } from '../../lambdas/wiring/app.js';
+import { onCallOf } from '../../lambdas/wiring/onCall.js';
 import { byFrom } from './oncallArgs.js';
 
 /**

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
-import { type App, createApp } from '../../lambdas/app.js';
 import { parseDuration } from '../../lambdas/core/base/duration.js';
 import { ConfigError } from '../../lambdas/core/base/errors.js';
 import { HELD_CHANNELS_TEXT } from '../../lambdas/core/model/channels.js';
 import { describeScope, type Silence, type SilenceScope } from '../../lambdas/core/oncall/index.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
 import { addSilence as add, MAX_SILENCE_MS } from '../../lambdas/operations/index.js';
+import { type App, createApp } from '../../lambdas/wiring/app.js';
 import { byFrom, nowFrom, textFrom } from './oncallArgs.js';
 
 /** The one scope the flags name; exactly one of --run, --job, --all. */

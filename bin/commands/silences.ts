@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { createApp } from '../../lambdas/app.js';
 import { formatDuration } from '../../lambdas/core/base/duration.js';
 import { describeScope, isActive, type Silence } from '../../lambdas/core/oncall/index.js';
+import { createApp } from '../../lambdas/wiring/app.js';
 import { nowFrom } from './oncallArgs.js';
 
 /** One line per silence: id, scope, time left (or how it ended), who and why. */

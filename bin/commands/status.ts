@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import { type EndedRun, listEnded } from '../../lambdas/adapters/dynamoEndedLog.js';
-import { createApp } from '../../lambdas/app.js';
+import { type EndedRun, listEnded } from '../../lambdas/adapters/stores/dynamoEndedLog.js';
 import { formatDuration } from '../../lambdas/core/base/duration.js';
 import {
   describeThresholds,
@@ -19,6 +18,7 @@ import { runKey } from '../../lambdas/core/model/listing.js';
 import type { RunRecord } from '../../lambdas/core/model/record.js';
 import { currentAck } from '../../lambdas/core/oncall/index.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
+import { createApp } from '../../lambdas/wiring/app.js';
 import { type NodeRow, nodeRows, nodeTable } from './statusNodes.js';
 
 /** The stable `status --json` row. */

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { createApp } from '../../lambdas/app.js';
 import { ConfigError } from '../../lambdas/core/base/errors.js';
 import { runSweep, type SweepReport } from '../../lambdas/handlers/sweep.js';
+import { createApp } from '../../lambdas/wiring/app.js';
 
 /** One line per transition and a summary, for people. */
 export function formatReport(r: SweepReport): string {

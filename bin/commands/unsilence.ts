@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { createApp } from '../../lambdas/app.js';
 import { ConfigError } from '../../lambdas/core/base/errors.js';
+import { createApp } from '../../lambdas/wiring/app.js';
 import { byFrom, nowFrom } from './oncallArgs.js';
 
 /** `trainwatch unsilence ID [--by NAME]`: ends a silence now; the next sweep sends its summary once. */

@@ -8,7 +8,7 @@ import { Transition } from './transition.js';
 
 const badRunId = 'detail.runId is missing or invalid';
 
-/** The `detail` of a restart request (adapters/restartRequests.ts puts it; the remediation function takes it). */
+/** The `detail` of a restart request (adapters/aws/restartRequests.ts puts it; the remediation function takes it). */
 export interface RestartRequestDetail {
   readonly runId: string;
   /** The state the person saw: remediation does nothing if the run moved on. */

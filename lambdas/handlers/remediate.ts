@@ -2,11 +2,11 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { PartialItemFailureResponse as Failures } from '@aws-lambda-powertools/batch/types';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent } from 'aws-lambda';
-import { createApp } from '../app.js';
 import * as remediation from '../core/remediation/index.js';
 import { type Parsed, parseWith, SqsBatch } from '../events/parse.js';
 import { remediationRequest } from '../events/restartRequest.js';
-import { remediationDeps } from '../remediationDeps.js';
+import { createApp } from '../wiring/app.js';
+import { remediationDeps } from '../wiring/remediation.js';
 
 const logger = new Logger({ serviceName: 'trainwatch' });
 let deps: remediation.RemediationDeps | undefined;

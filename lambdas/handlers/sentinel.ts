@@ -1,11 +1,11 @@
-import { type SweepSummary, summarise } from '../core/pipeline/summary.js';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { type App, createApp } from '../app.js';
 import { splitRunKey } from '../core/model/listing.js';
 import { checkRun } from '../core/pipeline/checkRun.js';
+import { type SweepSummary, summarise } from '../core/pipeline/summary.js';
 import { bringBack } from '../core/pipeline/sweep.js';
 import { runIdProblem } from '../core/protocol/runId.js';
 import { objectKeys } from '../events/objectCreated.js';
+import { type App, createApp } from '../wiring/app.js';
 
 const logger = new Logger({ serviceName: 'trainwatch' });
 let app: App | undefined;

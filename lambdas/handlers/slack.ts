@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { httpRequest } from '../events/slackRequest.js';
 import type { SlackEndpointDeps } from '../slack/deps.js';
 import { type HttpResponse, handleSlack } from '../slack/endpoint.js';
-import { slackEndpointDeps } from '../slack/wiring.js';
+import { slackEndpointDeps } from '../wiring/slack.js';
 
 const logger = new Logger({ serviceName: 'trainwatch' });
 let deps: SlackEndpointDeps | undefined;

@@ -1,9 +1,9 @@
-import { type SweepSummary } from '../core/pipeline/summary.js';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { type App, createApp } from '../app.js';
 import { ALL_STATES } from '../core/model/states.js';
+import type { SweepSummary } from '../core/pipeline/summary.js';
 import { sweep } from '../core/pipeline/sweep.js';
+import { type App, createApp } from '../wiring/app.js';
 
 const logger = new Logger({ serviceName: 'trainwatch' });
 const metrics = new Metrics({ namespace: 'Trainwatch', serviceName: 'trainwatch' });

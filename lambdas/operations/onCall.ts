@@ -1,9 +1,9 @@
 // What people on call do to a run, once: the CLI (`trainwatch ack`, `silence`, `restart`), the Slack app's
 // buttons and the local mode all call these, so every path writes the same items and the same history.
 import { randomUUID } from 'node:crypto';
-import type { DynamoAckStore } from '../adapters/dynamoAckStore.js';
-import type { DynamoSilenceStore } from '../adapters/dynamoSilenceStore.js';
-import type { RestartRequests } from '../adapters/restartRequests.js';
+import type { RestartRequests } from '../adapters/aws/restartRequests.js';
+import type { DynamoAckStore } from '../adapters/stores/dynamoAckStore.js';
+import type { DynamoSilenceStore } from '../adapters/stores/dynamoSilenceStore.js';
 import type { Links } from '../core/alerting/alerts.js';
 import { ConfigError, ConflictError } from '../core/base/errors.js';
 import type { StateStore } from '../core/model/ports.js';

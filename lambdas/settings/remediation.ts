@@ -13,7 +13,7 @@ function fail(name: string, message: string, cause?: unknown): never {
 
 /**
  * A built-in classification profile name, or a custom profile as JSON/YAML text: the classifier loads it
- * with its rules, on first use (lambdas/adapters/classifier.ts); `cdk synth` has checked it
+ * with its rules, on first use (lambdas/adapters/loaders/classifier.ts); `cdk synth` has checked it
  * (lib/runtimeCheck.ts).
  */
 export function profile<const O extends Base & { default: string }>(o: O) {

@@ -1,5 +1,5 @@
-import type { DynamoSlackRequests } from '../adapters/dynamoSlackRequests.js';
-import type { DynamoStateStore } from '../adapters/dynamoStateStore.js';
+import type { DynamoSlackRequests } from '../adapters/stores/dynamoSlackRequests.js';
+import type { DynamoStateStore } from '../adapters/stores/dynamoStateStore.js';
 import type { Permissions } from '../core/slack/index.js';
 import type { OnCallDeps } from '../operations/index.js';
 
@@ -10,7 +10,7 @@ export type Log = (
   fields?: Record<string, unknown>,
 ) => void;
 
-/** What the Slack endpoint needs, wired once per cold start (slack/wiring.ts). */
+/** What the Slack endpoint needs, wired once per cold start (wiring/slack.ts). */
 export interface SlackEndpointDeps {
   /** The app's signing secret (SSM SecureString, cached five minutes). */
   readonly signingSecret: () => Promise<string>;

@@ -1,6 +1,6 @@
 // The Slack app's endpoint (one Lambda function URL): every request is checked against Slack's signature
 // first; a forged or replayed one gets 401 and a log line, and nothing else is read.
-import { checkSlackSignature } from '../adapters/slackSignature.js';
+import { checkSlackSignature } from '../adapters/channels/slack/slackSignature.js';
 import { type HttpRequest, slackRequest } from '../events/slackRequest.js';
 import { handleCommand } from './commands.js';
 import type { SlackEndpointDeps } from './deps.js';

@@ -6,8 +6,8 @@ import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SendCommandCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { endedKey, liveKey } from '../../lambdas/adapters/dynamoStateStore.js';
-import { signSlackRequest } from '../../lambdas/adapters/slackSignature.js';
+import { signSlackRequest } from '../../lambdas/adapters/channels/slack/slackSignature.js';
+import { endedKey, liveKey } from '../../lambdas/adapters/stores/dynamoStateStore.js';
 import type { RunRecord } from '../../lambdas/core/model/record.js';
 import {
   ACCOUNT,

@@ -9,9 +9,9 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Bundle, buildBundles, externalImports, SLACK_APP_CONFIG } from '../../bench/bundles.js';
-import { CLASSIFY_CHUNK } from '../../lambdas/adapters/classifier.js';
-import { liveKey } from '../../lambdas/adapters/dynamoStateStore.js';
-import { signSlackRequest } from '../../lambdas/adapters/slackSignature.js';
+import { signSlackRequest } from '../../lambdas/adapters/channels/slack/slackSignature.js';
+import { CLASSIFY_CHUNK } from '../../lambdas/adapters/loaders/classifier.js';
+import { liveKey } from '../../lambdas/adapters/stores/dynamoStateStore.js';
 import { loadConfig } from '../../lambdas/config.js';
 import { awsClients } from '../../local/awsClients.js';
 import { setupLocal } from '../../local/setup.js';
@@ -142,7 +142,7 @@ describe('bundles', () => {
       expect(webhook.some((s) => s.includes('@slack/webhook/'))).toBe(true);
       expect(webhook.filter((s) => /@slack\/web-api\/|slackAppNotifier/.test(s))).toEqual([]);
       expect(app.some((s) => s.includes('@slack/web-api/'))).toBe(true);
-      expect(app.some((s) => s.endsWith('lambdas/adapters/slackAppNotifier.ts'))).toBe(true);
+      expect(app.some((s) => s.endsWith('lambdas/adapters/channels/slack/slackAppNotifier.ts'))).toBe(true);
       for (const sources of [webhook, app]) expect(sources.filter((s) => /@aws-sdk\//.test(s))).toEqual([]);
     },
   );

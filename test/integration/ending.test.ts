@@ -3,11 +3,11 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listEnded } from '../../lambdas/adapters/dynamoEndedLog.js';
-import { endedKey, liveKey } from '../../lambdas/adapters/dynamoStateStore.js';
-import type { App } from '../../lambdas/app.js';
+import { listEnded } from '../../lambdas/adapters/stores/dynamoEndedLog.js';
+import { endedKey, liveKey } from '../../lambdas/adapters/stores/dynamoStateStore.js';
 import { evaluateSentinels } from '../../lambdas/handlers/sentinel.js';
 import { runSweep } from '../../lambdas/handlers/sweep.js';
+import type { App } from '../../lambdas/wiring/app.js';
 import type { AwsClients } from '../../local/awsClients.js';
 import { metadata, progress, type TestEnvironment, testEnvironment } from '../support/environment.js';
 

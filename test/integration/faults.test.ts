@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../lambdas/app.js';
 import { runSweep } from '../../lambdas/handlers/sweep.js';
+import { createApp } from '../../lambdas/wiring/app.js';
 import { awsClients } from '../../local/awsClients.js';
 import { type PagerDutyReceiver, startPagerDutyReceiver } from '../../local/pagerDutyReceiver.js';
 import { metadata, type TestEnvironment, testEnvironment } from '../support/environment.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handleRemediation } from '../../lambdas/handlers/remediate.js';
 import { runSweep } from '../../lambdas/handlers/sweep.js';
-import { remediationDeps } from '../../lambdas/remediationDeps.js';
+import { remediationDeps } from '../../lambdas/wiring/remediation.js';
 import { BEHAVIOURS, type RestartRequest, SimulatedInstance } from '../../local/simulatedInstance.js';
 import { metadata, progress, testEnvironment } from '../support/environment.js';
 

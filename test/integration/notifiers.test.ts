@@ -22,11 +22,11 @@ import {
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { EventBridgeNotifier } from '../../lambdas/adapters/eventBridgeNotifier.js';
-import { buildNotifiers } from '../../lambdas/adapters/notifiers.js';
-import { SlackNotifier } from '../../lambdas/adapters/slackNotifier.js';
-import { slackWebhookUrl } from '../../lambdas/adapters/slackWebhookUrl.js';
-import { SnsNotifier } from '../../lambdas/adapters/snsNotifier.js';
+import { EventBridgeNotifier } from '../../lambdas/adapters/channels/eventBridge/eventBridgeNotifier.js';
+import { buildNotifiers } from '../../lambdas/adapters/channels/notifiers.js';
+import { SlackNotifier } from '../../lambdas/adapters/channels/slack/slackNotifier.js';
+import { slackWebhookUrl } from '../../lambdas/adapters/channels/slack/slackWebhookUrl.js';
+import { SnsNotifier } from '../../lambdas/adapters/channels/sns/snsNotifier.js';
 import { loadConfig } from '../../lambdas/config.js';
 import { deliver } from '../../lambdas/core/alerting/deliver.js';
 import { DeliveryError } from '../../lambdas/core/base/errors.js';

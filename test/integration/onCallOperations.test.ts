@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ackRun } from '../../bin/commands/ack.js';
 import { addSilence } from '../../bin/commands/silence.js';
 import { runSweep } from '../../lambdas/handlers/sweep.js';
-import { onCallOf, requestRestart } from '../../lambdas/operations/index.js';
+import { requestRestart } from '../../lambdas/operations/index.js';
+import { onCallOf } from '../../lambdas/wiring/onCall.js';
 import { metadata, type TestEnvironment, testEnvironment } from '../support/environment.js';
 
 const MIN = 60_000;

@@ -2,7 +2,7 @@
 // LIST of the whole prefix sees, whatever ids lie around the split points.
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3RunStore } from '../../lambdas/adapters/s3RunStore.js';
+import { S3RunStore } from '../../lambdas/adapters/stores/s3RunStore.js';
 import { type TestEnvironment, testEnvironment } from '../support/environment.js';
 
 let t: TestEnvironment;

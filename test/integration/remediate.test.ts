@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../lambdas/app.js';
 import { handleRemediation } from '../../lambdas/handlers/remediate.js';
 import { runSweep } from '../../lambdas/handlers/sweep.js';
-import { remediationDeps } from '../../lambdas/remediationDeps.js';
+import type { App } from '../../lambdas/wiring/app.js';
+import { remediationDeps } from '../../lambdas/wiring/remediation.js';
 import { BEHAVIOURS, type InstanceBehaviour, SimulatedInstance } from '../../local/simulatedInstance.js';
 import { metadata, progress, type TestEnvironment, testEnvironment } from '../support/environment.js';
 

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../lambdas/app.js';
 import { deliver } from '../../lambdas/core/alerting/deliver.js';
 import type { Alert } from '../../lambdas/core/model/alert.js';
 import { ACTION, onCallButtons } from '../../lambdas/core/slack/index.js';
 import { handleRemediation } from '../../lambdas/handlers/remediate.js';
 import { runSweep } from '../../lambdas/handlers/sweep.js';
-import { remediationDeps } from '../../lambdas/remediationDeps.js';
-import { slackEndpointDeps } from '../../lambdas/slack/wiring.js';
+import type { App } from '../../lambdas/wiring/app.js';
+import { remediationDeps } from '../../lambdas/wiring/remediation.js';
+import { slackEndpointDeps } from '../../lambdas/wiring/slack.js';
 import type { AwsClients } from '../../local/awsClients.js';
 import { BEHAVIOURS, SimulatedInstance } from '../../local/simulatedInstance.js';
 import { metadata, progress, type TestEnvironment, testEnvironment } from '../support/environment.js';

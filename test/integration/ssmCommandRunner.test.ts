@@ -2,7 +2,10 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clien
 import { GetCommandInvocationCommand, SendCommandCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { INLINE_OUTPUT_LIMIT, SsmCommandRunner } from '../../lambdas/adapters/ssmCommandRunner.js';
+import {
+  INLINE_OUTPUT_LIMIT,
+  SsmCommandRunner,
+} from '../../lambdas/adapters/platforms/ec2/ssmCommandRunner.js';
 
 const ssm = mockClient(SSMClient);
 const s3 = mockClient(S3Client);

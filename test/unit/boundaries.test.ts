@@ -68,7 +68,7 @@ function coreImports(): Map<string, string[]> {
   return graph;
 }
 
-const folderOf = (file: string) => (file.includes(sep) ? file.split(sep)[0] : '(core root)');
+const folderOf = (file: string): string => (file.includes(sep) ? (file.split(sep)[0] ?? '') : '(core root)');
 
 /** The import circles among `graph`'s nodes (strongly connected parts of more than one node). */
 function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
@@ -133,19 +133,19 @@ describe('module boundaries', () => {
   it('core imports nothing from the AWS SDK, Powertools, adapters, handlers or the wiring', () => {
     expect(offending('lambdas/core', imports('@aws-sdk/'))).toEqual([]);
     expect(offending('lambdas/core', imports('@aws-lambda-powertools/'))).toEqual([]);
-    expect(offending('lambdas/core', imports('(\\.\\./)+(adapters|handlers|events)/'))).toEqual([]);
     expect(
-      offending('lambdas/core', imports('(\\.\\./)+(app|config|remediationConfig|remediationDeps)\\.js')),
+      offending('lambdas/core', imports('(\\.\\./)+(adapters|handlers|events|wiring|operations)/')),
     ).toEqual([]);
+    expect(offending('lambdas/core', imports('(\\.\\./)+config\\.js'))).toEqual([]);
   });
 
   it('core reads no environment and no clock: time is an argument', () => {
     expect(offending('lambdas/core', /process\.env|Date\.now\(|new Date\(\)/)).toEqual([]);
   });
 
-  it('adapters and event parsers never import a handler', () => {
-    expect(offending('lambdas/adapters', imports('\\.\\./handlers/'))).toEqual([]);
-    expect(offending('lambdas/events', imports('\\.\\./handlers/'))).toEqual([]);
+  it('adapters and event parsers never import a handler or the wiring (entries → wiring → adapters → core)', () => {
+    expect(offending('lambdas/adapters', imports('(\\.\\./)+(handlers|wiring)/'))).toEqual([]);
+    expect(offending('lambdas/events', imports('(\\.\\./)+(handlers|wiring)/'))).toEqual([]);
   });
 
   it('nothing a Lambda bundles imports the local mode, the CLI or the tests', () => {
@@ -154,6 +154,16 @@ describe('module boundaries', () => {
 
   it('the local mode imports nothing from the tests (their fakes are theirs to change)', () => {
     expect(offending('local', imports('(\\.\\./)+test/'))).toEqual([]);
+  });
+
+  it('each store is made in one place: wiring/stores.ts (the Slack app thread store in its own chunk)', () => {
+    const made = offending(
+      'lambdas',
+      /new (Dynamo[A-Za-z]+(Store|Log|Requests|Threads)|S3RunStore|S3AttemptArchive|RestartRequests)\(/,
+    );
+    expect(made.filter((line) => !line.startsWith(join('lambdas', 'wiring', 'stores.ts')))).toEqual([
+      `${join('lambdas', 'adapters', 'channels', 'slack', 'slackAppChannel.ts')}: threads: new DynamoSlackThreads(s.table, clients.ddb),`,
+    ]);
   });
 
   it('the SQS client stays out of the Lambda code (only the local mode reads queues)', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../lambdas/core/base/errors.js';
 
 // As in the Lambda bundles (lib/functions.ts aliases `yaml` to the JSON reader).
-vi.mock('yaml', async () => await import('../../lambdas/adapters/jsonAsYaml.js'));
+vi.mock('yaml', async () => await import('../../lambdas/adapters/loaders/jsonAsYaml.js'));
 const { loadPolicy } = await import('../../lambdas/core/remediation/index.js');
 const { loadProfile } = await import('../../lambdas/core/classify/index.js');
 

@@ -1,8 +1,8 @@
-// The Lambda bundles alias `p-retry` to lambdas/adapters/slackOneAttempt.ts (lib/functions.ts). With the
+// The Lambda bundles alias `p-retry` to lambdas/adapters/channels/slack/slackOneAttempt.ts (lib/functions.ts). With the
 // Slack client's `retries: 0`, both must do the same: one attempt, a 4xx's AbortError unwrapped.
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import oneAttempt, { AbortError } from '../../lambdas/adapters/slackOneAttempt.js';
+import oneAttempt, { AbortError } from '../../lambdas/adapters/channels/slack/slackOneAttempt.js';
 
 const pRetry = createRequire(import.meta.url)('p-retry') as {
   (input: (n: number) => Promise<unknown>, options: { retries: number }): Promise<unknown>;

@@ -23,7 +23,7 @@ export interface CheckDeps {
 
 /**
  * Classifies an error text (with the log tail) into an error type; injected so core stays pluggable (the
- * functions load the classifier's rules on first use: lambdas/adapters/classifier.ts).
+ * functions load the classifier's rules on first use: lambdas/adapters/loaders/classifier.ts).
  */
 export type Classifier = (
   text: string,

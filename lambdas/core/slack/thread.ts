@@ -1,6 +1,6 @@
 // One Slack thread per run attempt: the first alert of an attempt is a channel post (the parent), every
 // later one a reply, and the parent is updated to show the run's state now. Pure rules; the Slack
-// notifier (adapters/slackAppNotifier.ts) carries them out and stores the thread on the run item.
+// notifier (adapters/channels/slack/slackAppNotifier.ts) carries them out and stores the thread on the run item.
 import type { Alert } from '../model/alert.js';
 import type { SlackThread } from '../model/slices/slack.js';
 import { RunState } from '../model/states.js';

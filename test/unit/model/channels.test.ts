@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildNotifiers } from '../../../lambdas/adapters/notifiers.js';
+import { buildNotifiers } from '../../../lambdas/adapters/channels/notifiers.js';
 import { loadConfig } from '../../../lambdas/config.js';
 import {
   ALL_CHANNELS,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scopeFrom } from '../../../bin/commands/silence.js';
-import { pagerDutyError } from '../../../lambdas/adapters/pagerDutyNotifier.js';
+import { pagerDutyError } from '../../../lambdas/adapters/channels/pagerDuty/pagerDutyNotifier.js';
 import { buildAlert, type Links } from '../../../lambdas/core/alerting/alerts.js';
 import { openEntry } from '../../../lambdas/core/alerting/outbox.js';
 import type { Alert } from '../../../lambdas/core/model/alert.js';

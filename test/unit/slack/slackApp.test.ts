@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkSlackSignature, signSlackRequest } from '../../../lambdas/adapters/slackSignature.js';
+import {
+  checkSlackSignature,
+  signSlackRequest,
+} from '../../../lambdas/adapters/channels/slack/slackSignature.js';
 import type { Alert } from '../../../lambdas/core/model/alert.js';
 import type { RunRecord } from '../../../lambdas/core/model/record.js';
 import { offersRestart } from '../../../lambdas/core/remediation/offer.js';
