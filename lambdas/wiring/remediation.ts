@@ -4,10 +4,10 @@ import {
   SsmCommandRunner,
   type SsmCommandRunnerOptions,
 } from '../adapters/platforms/ec2/ssmCommandRunner.js';
+import { S3AttemptArchive } from '../adapters/stores/s3AttemptArchive.js';
 import { loadProfile } from '../core/classify/index.js';
 import type { RemediationDeps } from '../core/remediation/index.js';
 import type { App } from './app.js';
-import { attemptArchive } from './stores.js';
 
 /** Remediation's ports, from the app (its clients and stores) and the remediation settings. */
 export function remediationDeps(app: App, ssm: SsmCommandRunnerOptions = {}): RemediationDeps {
@@ -22,7 +22,7 @@ export function remediationDeps(app: App, ssm: SsmCommandRunnerOptions = {}): Re
       { bucket: config.bucket, prefix: r.ssmOutputPrefix },
       ssm,
     ),
-    archive: attemptArchive(config, clients.s3),
+    archive: new S3AttemptArchive(config.bucket, config.prefix, clients.s3),
     notifiers: app.deps.notifiers,
     links: app.deps.links,
     settings: {

@@ -1,8 +1,8 @@
-// Every store trainwatch keeps, each made here and nowhere else from the configuration and a client: the
-// sweep's app, the remediation function, the Slack endpoint and the CLI take theirs from these.
-// (The Slack app's thread store is made by its channel, in the chunk that only a Slack app post loads.)
+// The DynamoDB stores and the restart-request bus, each made here and nowhere else from the configuration
+// and a client: the sweep's app, the Slack endpoint and the CLI take theirs from these. The S3 stores are
+// made where they are used, once each (app.ts, remediation.ts): the Slack endpoint never loads S3. The
+// Slack app's thread store is made by its channel, in the chunk that only a Slack app post loads.
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ClientSource } from '../adapters/aws/lazy.js';
 import { RestartRequests } from '../adapters/aws/restartRequests.js';
@@ -11,18 +11,11 @@ import { DynamoGroupStore } from '../adapters/stores/dynamoGroupStore.js';
 import { DynamoSilenceStore } from '../adapters/stores/dynamoSilenceStore.js';
 import { DynamoSlackRequests } from '../adapters/stores/dynamoSlackRequests.js';
 import { DynamoStateStore } from '../adapters/stores/dynamoStateStore.js';
-import { S3AttemptArchive } from '../adapters/stores/s3AttemptArchive.js';
-import { S3RunStore } from '../adapters/stores/s3RunStore.js';
 import type { Config } from '../config.js';
 import type { Links } from '../core/alerting/alerts.js';
 
 type Table = Pick<Config, 'table' | 'historyTtlDays' | 'runRetentionDays'>;
-type Bucket = Pick<Config, 'bucket' | 'prefix' | 'endedPrefix'>;
 
-/** The runs' heartbeat files (S3). */
-export const runStore = (c: Bucket, s3: S3Client) => new S3RunStore(c.bucket, c.prefix, s3, c.endedPrefix);
-/** Earlier attempts' files, kept for a restart (S3). */
-export const attemptArchive = (c: Bucket, s3: S3Client) => new S3AttemptArchive(c.bucket, c.prefix, s3);
 /** Each run's state and history (DynamoDB). */
 export const stateStore = (c: Table, ddb: DynamoDBDocumentClient) =>
   new DynamoStateStore(c.table, ddb, c.historyTtlDays, c.runRetentionDays);

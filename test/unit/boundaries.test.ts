@@ -156,12 +156,14 @@ describe('module boundaries', () => {
     expect(offending('local', imports('(\\.\\./)+test/'))).toEqual([]);
   });
 
-  it('each store is made in one place: wiring/stores.ts (the Slack app thread store in its own chunk)', () => {
+  it('each store is made once, in lambdas/wiring/ (the Slack app thread store in its own chunk)', () => {
     const made = offending(
       'lambdas',
       /new (Dynamo[A-Za-z]+(Store|Log|Requests|Threads)|S3RunStore|S3AttemptArchive|RestartRequests)\(/,
     );
-    expect(made.filter((line) => !line.startsWith(join('lambdas', 'wiring', 'stores.ts')))).toEqual([
+    const kinds = made.map((line) => /new (\w+)\(/.exec(line)?.[1]);
+    expect(kinds.length).toBe(new Set(kinds).size);
+    expect(made.filter((line) => !line.startsWith(join('lambdas', 'wiring')))).toEqual([
       `${join('lambdas', 'adapters', 'channels', 'slack', 'slackAppChannel.ts')}: threads: new DynamoSlackThreads(s.table, clients.ddb),`,
     ]);
   });

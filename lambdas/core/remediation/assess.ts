@@ -3,14 +3,17 @@ import type { RunRecord } from '../model/record.js';
 import { RunState } from '../model/states.js';
 import { MAX_TEXT_BYTES } from '../protocol/files.js';
 import { decodeText } from '../protocol/parse.js';
-import { isMultiNode, probeNodes } from './nodeProbe.js';
-import { probe, type Seen } from './probe.js';
+import type { Platform } from './platform.js';
+import { platformFor } from './platforms.js';
+import type { Seen } from './probe.js';
 import { type RemediationTarget, readTarget } from './target.js';
 import type { RemediationDeps } from './types.js';
 
 /** Everything a remediation decision rests on, gathered once per handled transition. */
 export interface Assessment {
   readonly target: RemediationTarget;
+  /** Where the run lives and how it is looked at and restarted there. */
+  readonly platform: Platform;
   readonly seen: Seen;
   readonly classification: DetailedClassification;
   /** The classified type, else the one the sweep stored, else null. */
@@ -32,9 +35,9 @@ export function bestSteps(rec: RunRecord, attempt: number): Record<string, numbe
   const rem = rec.remediation;
   const steps = { ...(rem?.bestSteps ?? {}) };
   const started = rem?.attemptStartedAt;
-  const own = rec.step !== undefined && (started === undefined || (rec.stepAdvancedAt ?? 0) > started);
+  const own = rec.facts.step !== undefined && (started === undefined || (rec.facts.stepAdvancedAt ?? 0) > started);
   const key = String(attempt);
-  if (own) steps[key] = Math.max(steps[key] ?? Number.NEGATIVE_INFINITY, rec.step!);
+  if (own) steps[key] = Math.max(steps[key] ?? Number.NEGATIVE_INFINITY, rec.facts.step!);
   return steps;
 }
 
@@ -47,14 +50,15 @@ function stallType(rec: RunRecord, logType: string | null, seen: Seen): string |
   return logType === null || HANG_TYPES.has(logType) ? seen.stackFamily : undefined;
 }
 
-/** Reads the run's target and files, probes its instance and classifies all of it together. */
+/** Reads the run's target and files, probes it where it runs and classifies all of it together. */
 export async function assess(deps: RemediationDeps, rec: RunRecord, now: number): Promise<Assessment> {
   const { settings } = deps;
   const target = await readTarget(deps.runs, rec, settings.commands);
+  const platform = await platformFor(deps, target);
   const [errorText, logText, seen] = await Promise.all([
     rec.state === RunState.FAILED ? readText(deps, rec.runId, 'error') : Promise.resolve(''),
     readText(deps, rec.runId, 'log'),
-    isMultiNode(rec) ? probeNodes(deps, target, rec, now) : probe(deps, target, rec),
+    platform.probe(target, rec, now),
   ]);
   const classification = classifyDetailed(
     [errorText, logText, seen.evidence].join('\n'),
@@ -65,6 +69,7 @@ export async function assess(deps: RemediationDeps, rec: RunRecord, now: number)
   const attempt = Math.max(rec.attempt, restarts + 1);
   return {
     target,
+    platform,
     seen,
     classification,
     errorType:

@@ -20,5 +20,5 @@ export function offersRestart(
   if (decision.action !== 'alert' || !mode || !a.seen.probe.ok) return false;
   const policy = settings.policy;
   if (policy.max_restarts <= a.restarts || !ruleAllows(policy.modes[mode], a.errorType).allow) return false;
-  return Boolean(a.target.job && settings.restartDocument);
+  return a.platform.cannotRestart(a.target) === undefined;
 }

@@ -48,7 +48,7 @@ async function locked(
     decision = { ...decision, reason: `${decision.reason} (requested by ${req.requestedBy})` };
   let written: RunRecord | undefined;
   if (decision.action === 'restart') {
-    const r = await restart(deps, rec, a.target, decision, seen.nodes, errorType, a.steps, req, now);
+    const r = await restart(deps, rec, a, decision, errorType, req, now);
     decision = r.decision;
     written = r.record;
   }

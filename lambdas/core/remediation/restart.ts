@@ -1,21 +1,17 @@
 import type { RunRecord } from '../model/record.js';
 import type { RemediationState } from '../model/slices/remediation.js';
 import { RunState } from '../model/states.js';
-import type { NodeFindings } from './culprit.js';
-import { launch } from './launch.js';
+import type { Assessment } from './assess.js';
 import type { Decision } from './policy/index.js';
-import type { RemediationTarget } from './target.js';
 import type { RemediationDeps, RemediationRequest } from './types.js';
 
-/** Runs the restart document (launch.ts), then moves the run to RESTARTING with the next attempt (conditional write). */
+/** Launches the next attempt where the run lives (its platform), then moves the run to RESTARTING with the next attempt (conditional write). */
 export async function restart(
   deps: RemediationDeps,
   rec: RunRecord,
-  t: RemediationTarget,
+  a: Assessment,
   d: Decision,
-  nodes: NodeFindings | undefined,
   errorType: string | null,
-  steps: Record<string, number>,
   req: RemediationRequest,
   now: number,
 ): Promise<{ decision: Decision; record?: RunRecord }> {
@@ -27,7 +23,7 @@ export async function restart(
   if (!before || before.state !== rec.state)
     return alert(`the run became ${before?.state ?? 'unknown'} while it was being diagnosed`);
   const delaySeconds = Math.round((d.delayMs ?? 0) / 1000);
-  const launched = await launch(deps, rec, t, d, nodes, now);
+  const launched = await a.platform.launch(rec, a.target, d, a.seen.nodes, now);
   if (!launched.ok) return alert(launched.reason);
   d = { ...d, reason: `${d.reason}; ${launched.resumed}` };
   const startsAt = now + delaySeconds * 1000;
@@ -37,7 +33,7 @@ export async function restart(
     if (!fresh) break;
     const rem: RemediationState = {
       restarts: (fresh.remediation?.restarts ?? 0) + 1,
-      bestSteps: steps,
+      bestSteps: a.steps,
       attemptStartedAt: startsAt,
       handled: req.alertId ?? fresh.remediation?.handled,
       diagnosis: fresh.remediation?.diagnosis,

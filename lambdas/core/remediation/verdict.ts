@@ -25,13 +25,6 @@ export function verdict(rec: RunRecord, a: Assessment, settings: RemediationSett
   const broken = a.seen.nodes?.culprit?.hardware ? a.seen.nodes.culprit : undefined;
   if (decision.action !== 'restart' && broken)
     return { ...decision, reason: `${decision.reason}; replace ${broken.label} first (${broken.evidence})` };
-  if (decision.action === 'restart' && !a.target.job)
-    return {
-      ...decision,
-      action: 'alert',
-      reason: `not restarting: no restart command is configured for job ${a.target.jobName ?? '(unnamed)'} (TRAINWATCH_RESTART_COMMANDS)`,
-    };
-  if (decision.action === 'restart' && !settings.restartDocument)
-    return { ...decision, action: 'alert', reason: 'not restarting: no restart document is configured' };
-  return decision;
+  const cannot = decision.action === 'restart' ? a.platform.cannotRestart(a.target) : undefined;
+  return cannot ? { ...decision, action: 'alert', reason: `not restarting: ${cannot}` } : decision;
 }
