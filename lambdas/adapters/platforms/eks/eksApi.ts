@@ -1,0 +1,49 @@
+// The calls trainwatch makes to a cluster, bound to one client: the port a remediation on EKS is given.
+
+import { type KubeEvent, listEvents } from './events.js';
+import { createJob, getJob, type Job, type JobKind, type JobManifest, patchJob } from './jobs.js';
+import type { Kube } from './kubeApi.js';
+import type { LabelSelector } from './names.js';
+import { getNode, type KubeNode } from './nodes.js';
+import {
+  type DeletePodsOptions,
+  deletePods,
+  type LogTailOptions,
+  listPods,
+  type Pod,
+  podLogTail,
+} from './pods.js';
+
+/** What trainwatch reads and changes on a cluster (docs/EKS.md lists the RBAC each call needs). */
+export interface EksApi {
+  /** pytorchjobs / rayjobs: get. */
+  getJob(namespace: string, kind: JobKind, name: string): Promise<Job>;
+  /** pods: list. */
+  listPods(namespace: string, selector: LabelSelector): Promise<Pod[]>;
+  /** events: list. */
+  listEvents(namespace: string, involvedObjectName: string): Promise<KubeEvent[]>;
+  /** nodes: get (cluster-wide). */
+  getNode(name: string): Promise<KubeNode>;
+  /** pods/log: get. */
+  podLogTail(namespace: string, pod: string, opts: LogTailOptions): Promise<string>;
+  /** pods: deletecollection. */
+  deletePods(namespace: string, selector: LabelSelector, opts?: DeletePodsOptions): Promise<string[]>;
+  /** pytorchjobs / rayjobs: patch. */
+  patchJob(namespace: string, kind: JobKind, name: string, mergePatch: Record<string, unknown>): Promise<Job>;
+  /** pytorchjobs / rayjobs: create. */
+  createJob(namespace: string, kind: JobKind, body: JobManifest): Promise<Job>;
+}
+
+/** The calls, made through `kube`. */
+export function eksApi(kube: Kube): EksApi {
+  return {
+    getJob: (ns, kind, name) => getJob(kube, ns, kind, name),
+    listPods: (ns, selector) => listPods(kube, ns, selector),
+    listEvents: (ns, name) => listEvents(kube, ns, name),
+    getNode: (name) => getNode(kube, name),
+    podLogTail: (ns, pod, opts) => podLogTail(kube, ns, pod, opts),
+    deletePods: (ns, selector, opts) => deletePods(kube, ns, selector, opts),
+    patchJob: (ns, kind, name, patch) => patchJob(kube, ns, kind, name, patch),
+    createJob: (ns, kind, body) => createJob(kube, ns, kind, body),
+  };
+}
