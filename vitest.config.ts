@@ -18,7 +18,7 @@ export default defineConfig({
         test: {
           name: 'emulator',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/deploy/**', 'test/kube/**'],
+          exclude: ['test/deploy/**', 'test/kube/**', 'test/**/*.kube.test.ts'],
           globalSetup: ['test/support/globalSetup.ts'],
         },
       },
@@ -38,7 +38,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'kube',
-          include: ['test/kube/**/*.test.ts'],
+          include: ['test/kube/**/*.test.ts', 'test/**/*.kube.test.ts'],
           globalSetup: ['test/kube/globalSetup.ts'],
           hookTimeout: 120_000,
         },
