@@ -36,6 +36,9 @@ export function remediationState(base: RunRecord, h: Handled): RemediationState 
         reason: h.decision.reason,
       },
     ].slice(-HISTORY_KEPT),
+    ...((h.seen.savedJob ?? base.remediation?.savedJob) && {
+      savedJob: h.seen.savedJob ?? base.remediation?.savedJob,
+    }),
   };
 }
 

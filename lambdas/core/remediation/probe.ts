@@ -17,6 +17,8 @@ export interface Seen {
   readonly nodes?: NodeFindings;
   /** The hang family the stacks show (the blocking call decides: core/stacks), where there are any. */
   readonly stackFamily?: HangFamily;
+  /** The job's manifest (JSON) as read now, to keep on the run (a run on EKS). */
+  readonly savedJob?: string;
 }
 
 /** Runs the diagnosis document on the run's instance; every way it can fail becomes a finding, never a throw of the run's fault. */

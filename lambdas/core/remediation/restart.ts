@@ -38,6 +38,9 @@ export async function restart(
       handled: req.alertId ?? fresh.remediation?.handled,
       diagnosis: fresh.remediation?.diagnosis,
       history: fresh.remediation?.history ?? [],
+      ...((a.seen.savedJob ?? fresh.remediation?.savedJob) && {
+        savedJob: a.seen.savedJob ?? fresh.remediation?.savedJob,
+      }),
     };
     const next: RunRecord = {
       ...fresh,

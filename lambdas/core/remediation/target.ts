@@ -3,6 +3,7 @@ import type { RunRecord } from '../model/record.js';
 import type { JobCommand } from '../model/slices/remediation.js';
 import { parseMetadata } from '../protocol/parse.js';
 import { checked } from '../protocol/ssmParams.js';
+import { type EksPlace, type EksSettings, eksPlaceOf } from './eks/place.js';
 
 /** Where and what to look at on the instance, from the run's latest metadata.json, every field validated. */
 export interface RemediationTarget {
@@ -14,6 +15,10 @@ export interface RemediationTarget {
   readonly logPath?: string;
   readonly checkpointDir?: string;
   readonly job?: JobCommand;
+  /** The run's job on EKS (metadata.json `platform`, checked against the configured clusters). */
+  readonly eks?: EksPlace;
+  /** Why a run that says it is on EKS cannot be acted on there. */
+  readonly eksProblem?: string;
   /** Fields that were present but unsafe, each one line (shown in the alert). */
   readonly problems: readonly string[];
 }
@@ -28,6 +33,7 @@ export async function readTarget(
   runs: RunStore,
   record: RunRecord,
   commands: Readonly<Record<string, JobCommand>>,
+  eks?: EksSettings,
 ): Promise<RemediationTarget> {
   const problems: string[] = [];
   const bytes = await runs.read(record.runId, 'metadata').catch(() => undefined);
@@ -40,7 +46,11 @@ export async function readTarget(
   const job =
     (jobName !== undefined && Object.hasOwn(commands, jobName) ? commands[jobName] : undefined) ??
     commands['*'];
+  const { place, problem } = eksPlaceOf(m.platform, eks);
+  if (problem) problems.push(problem);
   return {
+    ...(place && { eks: place }),
+    ...(problem && { eksProblem: problem }),
     instanceId: checked('instanceId', 'instance_id', str(m.instance_id) ?? meta.instanceId, problems),
     jobName,
     profile: str(m.profile) ?? meta.profile,

@@ -5,6 +5,8 @@ import type { Alert } from '../model/alert.js';
 import type { AttemptArchive, CommandRunner, Notifier, RunStore, StateStore } from '../model/ports.js';
 import type { JobCommand } from '../model/slices/remediation.js';
 import type { RunState } from '../model/states.js';
+import type { EksSettings } from './eks/place.js';
+import type { EksApi } from './eks/types.js';
 import type { Decision, RestartPolicy } from './policy/index.js';
 
 /** What remediation needs from configuration. */
@@ -18,6 +20,8 @@ export interface RemediationSettings {
   readonly diagnoseTimeoutSeconds?: number;
   /** @default 90 */
   readonly restartTimeoutSeconds?: number;
+  /** Runs on EKS: the clusters and namespaces remediation may act in. Absent: none. */
+  readonly eks?: EksSettings;
 }
 
 /** Ports and settings, wired once per cold start. `owner` names this worker in the per-run lock. */
@@ -31,6 +35,10 @@ export interface RemediationDeps {
   readonly settings: RemediationSettings;
   readonly owner: string;
   readonly deliverOptions?: DeliverOptions;
+  /** The Kubernetes API of a configured EKS cluster, loaded when a run on EKS needs it. */
+  readonly eks?: (cluster: string) => Promise<EksApi>;
+  /** Waits (a suspended job's pods going away); the tests pass a fast one. @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /** A transition worth remediating (from the EventBridge event's Alert detail). */

@@ -1,5 +1,6 @@
 // The calls trainwatch makes to a cluster, bound to one client: the port a remediation on EKS is given.
 
+import type { EksApi } from '../../../core/remediation/eks/types.js';
 import { type KubeEvent, listEvents } from './events.js';
 import { createJob, getJob, type Job, type JobKind, type JobManifest, patchJob } from './jobs.js';
 import type { Kube } from './kubeApi.js';
@@ -14,25 +15,7 @@ import {
   podLogTail,
 } from './pods.js';
 
-/** What trainwatch reads and changes on a cluster (docs/EKS.md lists the RBAC each call needs). */
-export interface EksApi {
-  /** pytorchjobs / rayjobs: get. */
-  getJob(namespace: string, kind: JobKind, name: string): Promise<Job>;
-  /** pods: list. */
-  listPods(namespace: string, selector: LabelSelector): Promise<Pod[]>;
-  /** events: list. */
-  listEvents(namespace: string, involvedObjectName: string): Promise<KubeEvent[]>;
-  /** nodes: get (cluster-wide). */
-  getNode(name: string): Promise<KubeNode>;
-  /** pods/log: get. */
-  podLogTail(namespace: string, pod: string, opts: LogTailOptions): Promise<string>;
-  /** pods: deletecollection. */
-  deletePods(namespace: string, selector: LabelSelector, opts?: DeletePodsOptions): Promise<string[]>;
-  /** pytorchjobs / rayjobs: patch. */
-  patchJob(namespace: string, kind: JobKind, name: string, mergePatch: Record<string, unknown>): Promise<Job>;
-  /** pytorchjobs / rayjobs: create. */
-  createJob(namespace: string, kind: JobKind, body: JobManifest): Promise<Job>;
-}
+export type { EksApi };
 
 /** The calls, made through `kube`. */
 export function eksApi(kube: Kube): EksApi {

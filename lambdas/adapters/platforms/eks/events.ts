@@ -1,21 +1,12 @@
 // The events Kubernetes recorded about one object (a pod's BackOff, OOMKilling, FailedScheduling, Evicted, a
 // node's NodeNotReady): what happened, how often and when last.
+
+import type { KubeEvent } from '../../../core/remediation/eks/cluster.js';
 import type { Kube } from './kubeApi.js';
 import { listAll } from './listAll.js';
 import { dnsLabel, dnsSubdomain } from './names.js';
 
-/** One event, its repetitions folded into `count`. */
-export interface KubeEvent {
-  /** Normal or Warning. */
-  readonly type: string;
-  readonly reason: string;
-  readonly message: string;
-  readonly count: number;
-  /** When it last happened (ISO 8601); undefined when the event carries no time. */
-  readonly lastTimestamp?: string;
-  /** The kind of the object it is about (Pod, Node, PyTorchJob, …). */
-  readonly objectKind?: string;
-}
+export type { KubeEvent };
 
 interface RawEvent {
   type?: string;

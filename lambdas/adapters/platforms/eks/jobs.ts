@@ -1,60 +1,21 @@
 // The training jobs trainwatch watches on EKS: Kubeflow's PyTorchJob and KubeRay's RayJob. Read narrowly
 // (what a diagnosis and a restart need), suspended and resumed by a merge patch, re-created from what was
 // read.
+
+import {
+  JOB_KINDS,
+  type Job,
+  type JobCondition,
+  type JobKind,
+  type JobManifest,
+  jobPodSelector,
+} from '../../../core/remediation/eks/types.js';
 import { KubeInputError } from './errors.js';
 import type { Kube } from './kubeApi.js';
 import { dnsLabel, dnsSubdomain, type LabelSelector } from './names.js';
 
-/** The job kinds, with the API version and resource they are served under. */
-export const JOB_KINDS = {
-  PyTorchJob: { apiVersion: 'kubeflow.org/v1', plural: 'pytorchjobs' },
-  RayJob: { apiVersion: 'ray.io/v1', plural: 'rayjobs' },
-} as const;
-
-/** A job kind trainwatch knows. */
-export type JobKind = keyof typeof JOB_KINDS;
-
-/** A condition of a PyTorchJob (Created, Running, Restarting, Succeeded, Failed, Suspended). */
-export interface JobCondition {
-  readonly type: string;
-  readonly status: string;
-  readonly reason?: string;
-  readonly message?: string;
-  readonly lastTransitionTime?: string;
-}
-
-/** What re-creates a job: its kind, name, labels, annotations and spec (no uid, status or server fields). */
-export interface JobManifest {
-  readonly apiVersion: string;
-  readonly kind: JobKind;
-  readonly metadata: {
-    readonly name: string;
-    readonly namespace?: string;
-    readonly labels?: Readonly<Record<string, string>>;
-    readonly annotations?: Readonly<Record<string, string>>;
-  };
-  readonly spec: Readonly<Record<string, unknown>>;
-}
-
-/** A job as trainwatch reads it. */
-export interface Job {
-  readonly kind: JobKind;
-  readonly namespace: string;
-  readonly name: string;
-  readonly uid: string;
-  /** PyTorchJob `spec.runPolicy.suspend`, RayJob `spec.suspend`. */
-  readonly suspended: boolean;
-  readonly conditions: readonly JobCondition[];
-  /** RayJob `status.jobStatus` (PENDING, RUNNING, STOPPED, SUCCEEDED, FAILED). */
-  readonly jobStatus?: string;
-  /** RayJob `status.jobDeploymentStatus` (Initializing, Running, Complete, Failed, Suspended, …). */
-  readonly deploymentStatus?: string;
-  /** RayJob `status.rayClusterName`: its pods carry `ray.io/cluster` with this value. */
-  readonly rayClusterName?: string;
-  /** RayJob `status.message`. */
-  readonly message?: string;
-  readonly manifest: JobManifest;
-}
+export type { Job, JobCondition, JobKind, JobManifest };
+export { JOB_KINDS, jobPodSelector };
 
 interface RawJob {
   apiVersion?: string;
@@ -174,10 +135,4 @@ export async function createJob(
     body: { ...body, apiVersion: JOB_KINDS[kind].apiVersion, metadata: { ...body.metadata, namespace } },
   });
   return toJob(kind, created);
-}
-
-/** The labels of the job's pods: the training operator's job-name label, or the RayJob's cluster. */
-export function jobPodSelector(job: Job): LabelSelector | undefined {
-  if (job.kind === 'PyTorchJob') return { 'training.kubeflow.org/job-name': job.name };
-  return job.rayClusterName ? { 'ray.io/cluster': job.rayClusterName } : undefined;
 }

@@ -1,6 +1,8 @@
 // Names and label selectors are checked against Kubernetes' own syntax before they go into a URL: they come
 // from configuration and from what a run reported, and a `/`, `?`, `&` or `..` in one must never reach a path
 // or a query. What passes is still URL-encoded where it is used.
+
+import type { LabelSelector } from '../../../core/remediation/eks/types.js';
 import { KubeInputError } from './errors.js';
 
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -47,7 +49,7 @@ export function labelValue(value: unknown): string {
 }
 
 /** Labels that must all equal the given values: `{ 'training.kubeflow.org/job-name': 'llama' }`. */
-export type LabelSelector = Readonly<Record<string, string>>;
+export type { LabelSelector };
 
 /**
  * The selector as the API takes it (`k1=v1,k2=v2`), each key and value checked. It must have at least one

@@ -1,27 +1,11 @@
 // A node's health as its kubelet last reported it: Ready, MemoryPressure, DiskPressure, PIDPressure,
 // NetworkUnavailable, and any a node-problem-detector adds (a GPU's Xid, a kernel deadlock).
+
+import type { KubeNode, NodeCondition } from '../../../core/remediation/eks/cluster.js';
 import type { Kube } from './kubeApi.js';
 import { dnsSubdomain } from './names.js';
 
-/** One condition: `status` is True, False or Unknown (the kubelet stopped reporting). */
-export interface NodeCondition {
-  readonly type: string;
-  readonly status: string;
-  readonly reason?: string;
-  readonly message?: string;
-  readonly lastHeartbeatTime?: string;
-  readonly lastTransitionTime?: string;
-}
-
-/** A node as trainwatch reads it. */
-export interface KubeNode {
-  readonly name: string;
-  readonly conditions: readonly NodeCondition[];
-  /** Cordoned: no new pods are placed on it. */
-  readonly unschedulable: boolean;
-  /** The EC2 instance behind it, from `spec.providerID` (`aws:///us-east-1a/i-0abc…`), for SSM. */
-  readonly instanceId?: string;
-}
+export type { KubeNode, NodeCondition };
 
 interface RawNode {
   metadata?: { name?: string };

@@ -1,48 +1,13 @@
 // A job's pods: their phase, node and containers' states (what says OOMKilled, a crash loop, a lost node),
 // the tail of a container's log, and deleting them all at once so the job's operator starts them again.
+
+import type { ContainerState, ContainerStatus, Pod } from '../../../core/remediation/eks/cluster.js';
+import type { DeletePodsOptions, LogTailOptions } from '../../../core/remediation/eks/types.js';
 import type { Kube } from './kubeApi.js';
 import { listAll } from './listAll.js';
 import { dnsLabel, dnsSubdomain, type LabelSelector, selectorText } from './names.js';
 
-/** A container's state: waiting (a reason like CrashLoopBackOff), running, or terminated with its exit. */
-export type ContainerState =
-  | { readonly state: 'waiting'; readonly reason?: string; readonly message?: string }
-  | { readonly state: 'running'; readonly startedAt?: string }
-  | {
-      readonly state: 'terminated';
-      readonly exitCode: number;
-      /** OOMKilled, Error, ContainerCannotRun, Completed, … */
-      readonly reason?: string;
-      readonly signal?: number;
-      readonly message?: string;
-      readonly finishedAt?: string;
-    }
-  | { readonly state: 'unknown' };
-
-/** One container of a pod. */
-export interface ContainerStatus {
-  readonly name: string;
-  readonly ready: boolean;
-  readonly restartCount: number;
-  readonly current: ContainerState;
-  /** How the previous run of the container ended (a crash loop's cause is here). */
-  readonly last?: ContainerState;
-}
-
-/** A pod as trainwatch reads it. */
-export interface Pod {
-  readonly name: string;
-  /** Pending, Running, Succeeded, Failed, Unknown. */
-  readonly phase: string;
-  readonly nodeName?: string;
-  readonly labels: Readonly<Record<string, string>>;
-  /** Why the pod as a whole stopped: Evicted, NodeLost, Shutdown, … */
-  readonly reason?: string;
-  readonly message?: string;
-  /** Deletion has begun (the kubelet is stopping it). */
-  readonly deleting: boolean;
-  readonly containers: readonly ContainerStatus[];
-}
+export type { ContainerState, ContainerStatus, DeletePodsOptions, LogTailOptions, Pod };
 
 interface RawState {
   waiting?: { reason?: string; message?: string };
@@ -123,11 +88,6 @@ export async function listPods(kube: Kube, namespace: string, selector: LabelSel
   return raw.map(toPod);
 }
 
-export interface DeletePodsOptions {
-  /** Seconds the containers get after SIGTERM (to save a checkpoint). @default the pods' own setting */
-  readonly gracePeriodSeconds?: number;
-}
-
 /**
  * Deletes every pod of the namespace that carries all the selector's labels, in one call (the
  * `deletecollection` verb); returns their names. The selector must be narrow (names.ts, selectorText).
@@ -147,17 +107,6 @@ export async function deletePods(
     query: { labelSelector: selectorText(selector), gracePeriodSeconds: grace },
   });
   return (deleted.items ?? []).map((p) => p.metadata?.name ?? '');
-}
-
-export interface LogTailOptions {
-  /** Required when the pod has more than one container. */
-  readonly container?: string;
-  /** Lines from the end. */
-  readonly lines: number;
-  /** The previous run of the container (the one that crashed), not the current one. @default false */
-  readonly previous?: boolean;
-  /** At most this many bytes. @default 262144 */
-  readonly limitBytes?: number;
 }
 
 /** The last lines of a container's log (through the API server, from the node's kubelet). */

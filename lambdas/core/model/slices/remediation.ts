@@ -25,6 +25,8 @@ export interface RemediationState {
     readonly commandId?: string;
   };
   readonly history: readonly RemediationEntry[];
+  /** A run on EKS: its job's manifest (JSON) as last read while it existed, to re-create it from. */
+  readonly savedJob?: string;
 }
 
 /** How many decisions a run keeps. */

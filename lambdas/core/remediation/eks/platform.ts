@@ -1,0 +1,46 @@
+import type { RunRecord } from '../../model/record.js';
+import type { Platform } from '../platform.js';
+import { launchEks } from './launch.js';
+import { describePlace, type EksPlace, type EksSettings } from './place.js';
+import { probeEks } from './probe.js';
+import type { LaunchEks } from './suspend.js';
+import type { EksApi, JobManifest } from './types.js';
+
+/** The job's spec trainwatch saved while it ran (remediation state), if it can be read back. */
+function savedJob(rec: RunRecord): JobManifest | undefined {
+  try {
+    const saved = rec.remediation?.savedJob;
+    return saved ? (JSON.parse(saved) as JobManifest) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A Kubernetes job on EKS, through the cluster's API (`api`, authenticated as the remediation role). */
+export function eksPlatform(
+  api: EksApi,
+  place: EksPlace,
+  settings: EksSettings,
+  sleep: (ms: number) => Promise<void>,
+): Platform {
+  return {
+    where: describePlace(place),
+    probe: (_t, rec) => probeEks(api, place, rec),
+    // Restarting needs no command: the job's operator starts its pods again.
+    cannotRestart: () => undefined,
+    launch: (rec, _t, d) => {
+      const c: LaunchEks = { api, place, settings, sleep, saved: savedJob(rec) };
+      return launchEks(c, d);
+    },
+  };
+}
+
+/** A run on EKS that cannot be reached (no access configured, or a place the configuration refuses). */
+export function unreachable(where: string, why: string): Platform {
+  return {
+    where,
+    probe: async () => ({ probe: { ok: false, finding: why }, evidence: '' }),
+    cannotRestart: () => why,
+    launch: async () => ({ ok: false, reason: why }),
+  };
+}
