@@ -6,6 +6,7 @@
 // resumed, where KubeRay allows it. Never where another controller owns recovery or admission.
 import type { Launch } from '../launch.js';
 import type { Decision } from '../policy/index.js';
+import type { Pod } from './cluster.js';
 import { hyperPodRetrying, kueueQueue } from './owners.js';
 import type { EksPlace, EksSettings } from './place.js';
 import { failedMessage, type LaunchEks, no, suspendAndResume } from './suspend.js';
@@ -73,13 +74,21 @@ export function raySuspendRefusal(job: Job): string | undefined {
   return undefined;
 }
 
-async function restartRayJob(c: LaunchEks, job: Job): Promise<Launch> {
+/** Why trainwatch never restarts this RayJob (Kueue admits it, or KubeRay would reject the suspend), if so. */
+function rayRefusal(job: Job): string | undefined {
   const queue = kueueQueue(job);
   if (queue)
-    return no(
-      `Kueue admits RayJob ${job.name} through ${queue}: trainwatch never suspends a Kueue-managed job`,
-    );
-  const refusal = raySuspendRefusal(job);
+    return `Kueue admits RayJob ${job.name} through ${queue}: trainwatch never suspends a Kueue-managed job`;
+  return raySuspendRefusal(job);
+}
+
+/** Why no restart of this job can be carried out whatever the policy says (HyperPod owns it, a RayJob's refusal). */
+export function standingRefusal(job: Job, pods: readonly Pod[]): string | undefined {
+  return hyperPodRetrying(job, pods) ?? (job.kind === 'RayJob' ? rayRefusal(job) : undefined);
+}
+
+async function restartRayJob(c: LaunchEks, job: Job): Promise<Launch> {
+  const refusal = rayRefusal(job);
   if (refusal) return no(refusal);
   return suspendAndResume(
     c,

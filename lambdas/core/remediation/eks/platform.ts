@@ -1,6 +1,6 @@
 import type { RunRecord } from '../../model/record.js';
 import type { Platform } from '../platform.js';
-import { launchEks } from './launch.js';
+import { launchEks, standingRefusal } from './launch.js';
 import { describePlace, type EksPlace, type EksSettings } from './place.js';
 import { probeEks } from './probe.js';
 import type { LaunchEks } from './suspend.js';
@@ -23,11 +23,18 @@ export function eksPlatform(
   settings: EksSettings,
   sleep: (ms: number) => Promise<void>,
 ): Platform {
+  // What the probe found that rules any restart out (HyperPod owns the job, KubeRay would refuse): the policy's
+  // verdict and the Restart-now offer ask after the probe, and a platform serves one remediation only.
+  let refusal: string | undefined;
   return {
     where: describePlace(place),
-    probe: (_t, rec) => probeEks(api, place, rec),
+    probe: async (_t, rec) => {
+      const seen = await probeEks(api, place, rec);
+      refusal = seen.job && standingRefusal(seen.job, seen.pods ?? []);
+      return seen;
+    },
     // Restarting needs no command: the job's operator starts its pods again.
-    cannotRestart: () => undefined,
+    cannotRestart: () => refusal,
     launch: (rec, _t, d) => {
       const c: LaunchEks = { api, place, settings, sleep, saved: savedJob(rec) };
       return launchEks(c, d);

@@ -54,11 +54,12 @@ export async function probeEks(api: EksApi, place: EksPlace, rec: RunRecord): Pr
   try {
     job = await api.getJob(ns, place.kind, place.job);
   } catch (e) {
-    return none(
-      isKubeFailure(e, 404)
-        ? `${place.kind} ${place.job} is gone from namespace ${ns} (deleted, or cleaned up after it ended)`
-        : `could not read ${place.kind} ${place.job}: ${failed(e)}`,
-    );
+    if (!isKubeFailure(e, 404)) return none(`could not read ${place.kind} ${place.job}: ${failed(e)}`);
+    const gone = `${place.kind} ${place.job} is gone from namespace ${ns} (deleted, or cleaned up after it ended)`;
+    // Nothing of it runs, and its spec was saved while it existed: the policy may have it re-created (launch).
+    if (!rec.remediation?.savedJob) return none(gone);
+    const lines = [gone, `its spec was saved while it ran: a restart re-creates ${place.kind} ${place.job}`];
+    return { probe: { ok: true, summary: { lines, processAlive: false, truncated: false } }, evidence: '' };
   }
   const selector = jobPodSelector(job);
   const pods = selector ? await api.listPods(ns, selector).catch(() => undefined) : [];
