@@ -58,7 +58,7 @@ import {
 const CLUSTER = 'ml-prod';
 const NOW = Date.parse('2024-05-01T13:00:00Z');
 const TRANSIENT = POLICY_PRESETS.get('transient')!;
-/** The transient preset, restarting at once (EKS restarts are not delayed: see the report on backoff). */
+/** The transient preset, restarting at once (the backoff has its own test). */
 const RESTARTS: RestartPolicy = { ...TRANSIENT, backoff: { initial_seconds: 0, factor: 2, max_seconds: 0 } };
 /** Restarts everything a restart could fix (unknown crashes included), never what is not restartable. */
 const AGGRESSIVE = POLICY_PRESETS.get('aggressive')!;
@@ -373,6 +373,35 @@ describe('remediating runs on EKS against a real kube-apiserver (issue 33)', () 
     );
     for (const [i, p] of back.entries()) expect(p.uid).not.toBe(before[i]!.uid);
     expect(await podsOf(kube, NS, { [JOB_LABEL]: 'llm-neighbour' })).toEqual(neighbours);
+  });
+
+  it("keeps the policy's backoff where the function can wait it out, and says so where it cannot", async () => {
+    for (const [job, seconds] of [
+      ['llm-short', 60],
+      ['llm-long', 900],
+    ] as const) {
+      await pytorchJob(kube, job);
+      for (const p of gang(job)) await createPod(kube, NS, p);
+      const policy: RestartPolicy = {
+        ...TRANSIENT,
+        backoff: { initial_seconds: seconds, factor: 2, max_seconds: seconds },
+      };
+      const w = world({ runId: job, state: 'STALLED', job, policy });
+      const out = await w.run();
+      expect(out.decision).toMatchObject({ action: 'restart', delayMs: seconds * 1000 });
+      expect(writes(w.calls)).toEqual([`deletePods(${NS}, {"${JOB_LABEL}":"${job}"})`]);
+      const rec = (await w.states.get(job))!;
+      if (seconds === 60) {
+        // Waited out before acting: the new attempt starts after the backoff, as the record says.
+        expect(rec.restartIssuedAt).toBe(NOW + 60_000);
+        expect(out.decision!.reason).not.toContain('at once');
+      } else {
+        expect(rec.restartIssuedAt).toBe(NOW);
+        expect(out.decision!.reason).toContain(
+          'at once: a backoff of 15 min is longer than the function may wait on EKS',
+        );
+      }
+    }
   });
 
   it("gangRestart 'suspend': suspends the PyTorchJob, waits until the operator has removed its pods, then resumes it", async () => {

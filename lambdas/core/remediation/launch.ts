@@ -10,7 +10,12 @@ import type { RemediationDeps } from './types.js';
 
 /** What the restart document did: launched (and from what), or why not, in words for the alert. */
 export type Launch =
-  | { readonly ok: true; readonly resumed: string }
+  | {
+      readonly ok: true;
+      readonly resumed: string;
+      /** How long after the launch the next attempt starts (the policy's backoff); absent: as the decision said. */
+      readonly delayMs?: number;
+    }
   | { readonly ok: false; readonly reason: string };
 
 const field = (output: string, key: string) => new RegExp(`^restart\\.${key}=(.*)$`, 'm').exec(output)?.[1];
@@ -54,10 +59,13 @@ export async function launch(
   let restarts: readonly NodeRestart[] = [{ rank: 0, instanceId: t.instanceId!, nodeRank: 0, nnodes: 1 }];
   let note: string | undefined;
   if (nodes) {
-    const nnodes = Math.max(rec.meta?.nodes ?? rec.nodesExpected ?? 0, Object.keys(rec.nodes ?? {}).length);
+    const nnodes = Math.max(
+      rec.meta?.nodes ?? rec.facts.nodesExpected ?? 0,
+      Object.keys(rec.facts.nodes ?? {}).length,
+    );
     const plan = planNodeRestart({
       target: job.target ?? 'all',
-      nodes: rec.nodes ?? {},
+      nodes: rec.facts.nodes ?? {},
       nnodes,
       culprit: nodes.culprit,
     });

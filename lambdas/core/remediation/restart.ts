@@ -22,11 +22,10 @@ export async function restart(
   const before = await deps.states.get(rec.runId);
   if (!before || before.state !== rec.state)
     return alert(`the run became ${before?.state ?? 'unknown'} while it was being diagnosed`);
-  const delaySeconds = Math.round((d.delayMs ?? 0) / 1000);
   const launched = await a.platform.launch(rec, a.target, d, a.seen.nodes, now);
   if (!launched.ok) return alert(launched.reason);
   d = { ...d, reason: `${d.reason}; ${launched.resumed}` };
-  const startsAt = now + delaySeconds * 1000;
+  const startsAt = now + Math.round((launched.delayMs ?? d.delayMs ?? 0) / 1000) * 1000;
   let fresh: RunRecord | undefined = before;
   for (let i = 0; i < 3 && fresh; i++) {
     if (i > 0) fresh = await deps.states.get(rec.runId);

@@ -98,8 +98,27 @@ async function restartRayJob(c: LaunchEks, job: Job): Promise<Launch> {
   );
 }
 
-/** Restarts the run's job for attempt `d.nextAttempt`; a refusal or failure is a reason, never a throw. */
+/** The longest backoff the function waits out itself before acting (its timeout is 5 minutes). */
+export const MAX_WAIT_MS = 2 * 60_000;
+
+/**
+ * Restarts the run's job for attempt `d.nextAttempt`; a refusal or failure is a reason, never a throw. The
+ * policy's backoff is waited out here when short; a longer one is not kept (nothing on the cluster runs
+ * trainwatch's delay, as the restart document does on an instance), and the alert says so.
+ */
 export async function launchEks(c: LaunchEks, d: Decision): Promise<Launch> {
+  const delay = d.delayMs ?? 0;
+  if (delay > 0 && delay <= MAX_WAIT_MS) await c.sleep(delay);
+  const launched = await launchNow(c, d);
+  if (!launched.ok || delay <= MAX_WAIT_MS) return launched;
+  return {
+    ...launched,
+    delayMs: 0,
+    resumed: `${launched.resumed}; at once: a backoff of ${Math.round(delay / 60_000)} min is longer than the function may wait on EKS`,
+  };
+}
+
+async function launchNow(c: LaunchEks, d: Decision): Promise<Launch> {
   const { place } = c;
   let job: Job;
   try {
