@@ -7,6 +7,7 @@ import { runSweep } from '../lambdas/handlers/sweep.js';
 import { type App, createApp } from '../lambdas/wiring/app.js';
 import { slackEndpointDeps } from '../lambdas/wiring/slack.js';
 import { awsClients } from './awsClients.js';
+import { eksSection } from './eksSection.js';
 import { startEmulator } from './emulator.js';
 import { HeartbeatWriter } from './heartbeatWriter.js';
 import { actOnReminders, localSilence } from './onCall.js';
@@ -296,6 +297,9 @@ export async function runLocal(opts: LocalOptions): Promise<number> {
     if (!opts.signal?.aborted) {
       const [heading, ...rest] = await learnedThresholdsSection();
       out(`\n${stamp()} ${heading}\n${rest.join('\n')}`);
+      // A run on EKS: on a real kube-apiserver where one is built, else how to build it (local/eksSection.ts).
+      out('');
+      await eksSection(emulator.endpoint, out, stamp);
     }
     return 0;
   } finally {

@@ -1,0 +1,162 @@
+// The cluster side of the local mode's run on EKS: what a training operator and a kubelet would write, stored by
+// the admin of a real kube-apiserver (local/kubeServer.ts), where nothing runs pods. trainwatch itself reaches
+// the cluster only with its own token, allowed exactly docs/eks-rbac.yaml (applied here as it is).
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { type Kube, kubeRequest } from './kubeServer.js';
+
+const RBAC = parseAllDocuments(
+  readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'eks-rbac.yaml'), 'utf8'),
+).map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string } });
+/** The namespace the RBAC file grants trainwatch (`training`). */
+export const NAMESPACE = RBAC.find((o) => o.kind === 'Role')!.metadata.namespace!;
+export const JOB_LABEL = 'training.kubeflow.org/job-name';
+const JOBS = `/apis/kubeflow.org/v1/namespaces/${NAMESPACE}/pytorchjobs`;
+const PODS = `/api/v1/namespaces/${NAMESPACE}/pods`;
+
+/** A request as the cluster admin (the operator, the kubelet); an error status throws. */
+async function admin(kube: Kube, method: string, path: string, body?: unknown, merge = false) {
+  const type = merge ? 'application/merge-patch+json' : undefined;
+  const res = await kubeRequest(kube, kube.adminToken, method, path, body, type);
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** The namespace (with the default ServiceAccount no controller manager makes here) and the RBAC file's objects. */
+export async function prepareCluster(kube: Kube): Promise<void> {
+  await admin(kube, 'POST', '/api/v1/namespaces', { metadata: { name: NAMESPACE } });
+  await admin(kube, 'POST', `/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
+    metadata: { name: 'default' },
+  });
+  const rbac = '/apis/rbac.authorization.k8s.io/v1';
+  for (const o of RBAC) {
+    const plural = `${o.kind.toLowerCase()}s`;
+    const ns = o.metadata.namespace;
+    await admin(kube, 'POST', ns ? `${rbac}/namespaces/${ns}/${plural}` : `${rbac}/${plural}`, o);
+  }
+}
+
+const replica = (replicas: number) => ({
+  replicas,
+  restartPolicy: 'OnFailure',
+  template: {
+    spec: { containers: [{ name: 'pytorch', image: 'trainer:2.5-cu124', command: ['torchrun'] }] },
+  },
+});
+
+/** A PyTorchJob of one master and one worker, Running as the training operator reports it. */
+export async function createPyTorchJob(kube: Kube, name: string): Promise<void> {
+  await admin(kube, 'POST', JOBS, {
+    apiVersion: 'kubeflow.org/v1',
+    kind: 'PyTorchJob',
+    metadata: { name, labels: { team: 'nlp' } },
+    spec: {
+      runPolicy: { backoffLimit: 3, cleanPodPolicy: 'None' },
+      pytorchReplicaSpecs: { Master: replica(1), Worker: replica(1) },
+    },
+  });
+  await setJobCondition(kube, name, 'Running', `PyTorchJob ${name} is running.`);
+}
+
+/** The job's latest condition (Running, Failed), as the operator sets it. */
+export async function setJobCondition(kube: Kube, name: string, type: string, message: string) {
+  const at = new Date().toISOString();
+  const created = { type: 'Created', status: 'True', reason: 'PyTorchJobCreated', lastTransitionTime: at };
+  const now = { type, status: 'True', reason: `PyTorchJob${type}`, message, lastTransitionTime: at };
+  await admin(kube, 'PATCH', `${JOBS}/${name}/status`, { status: { conditions: [created, now] } }, true);
+}
+
+/** A container's state as a kubelet reports it: running, or terminated OOMKilled (exit code 137). */
+export type ContainerShape = 'running' | 'oomKilled';
+
+function containerStatus(shape: ContainerShape, started: string) {
+  const state =
+    shape === 'running'
+      ? { running: { startedAt: started } }
+      : {
+          terminated: {
+            exitCode: 137,
+            reason: 'OOMKilled',
+            startedAt: started,
+            finishedAt: new Date().toISOString(),
+          },
+        };
+  return {
+    name: 'pytorch',
+    image: 'trainer:2.5-cu124',
+    imageID: '',
+    ready: shape === 'running',
+    restartCount: 0,
+    state,
+  };
+}
+
+/** The pod of one replica (`{job}-master-0`, `{job}-worker-0`) on its node, with the kubelet's status. */
+export async function createPod(
+  kube: Kube,
+  job: string,
+  type: 'master' | 'worker',
+  shape: ContainerShape = 'running',
+): Promise<string> {
+  const name = `${job}-${type}-0`;
+  const node = `ip-10-0-1-${type === 'master' ? 17 : 18}.ec2.internal`;
+  const labels = {
+    [JOB_LABEL]: job,
+    'training.kubeflow.org/replica-type': type,
+    'training.kubeflow.org/replica-index': '0',
+  };
+  await admin(kube, 'POST', PODS, {
+    metadata: { name, labels },
+    spec: {
+      nodeName: node,
+      restartPolicy: 'OnFailure',
+      automountServiceAccountToken: false,
+      containers: [{ name: 'pytorch', image: 'trainer:2.5-cu124' }],
+    },
+  });
+  const started = new Date(Date.now() - 60_000).toISOString();
+  const phase = shape === 'running' ? 'Running' : 'Failed';
+  const status = { phase, containerStatuses: [containerStatus(shape, started)] };
+  await admin(kube, 'PATCH', `${PODS}/${name}/status`, { status }, true);
+  return name;
+}
+
+/** The job `oom`, whose worker's container was OOMKilled (the job Failed), and the job `hang`, both pods Running. */
+export async function seedJobs(kube: Kube, oom: string, hang: string): Promise<void> {
+  await createPyTorchJob(kube, oom);
+  await createPod(kube, oom, 'master');
+  await createPod(kube, oom, 'worker', 'oomKilled');
+  await setJobCondition(
+    kube,
+    oom,
+    'Failed',
+    `PyTorchJob ${oom} is failed because 1 Worker replica(s) failed.`,
+  );
+  await createPyTorchJob(kube, hang);
+  await createPod(kube, hang, 'master');
+  await createPod(kube, hang, 'worker');
+}
+
+/** RBAC reaches the authorizer through an informer, a moment after it is created: waits until `allowed`. */
+export async function rbacInEffect(allowed: () => Promise<unknown>): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      return void (await allowed());
+    } catch (e) {
+      if (i >= 100) throw new Error(`docs/eks-rbac.yaml did not take effect in 10 s: ${e}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/**
+ * What happens after trainwatch deletes a gang's pods: each kubelet stops its pod (the force delete here
+ * stands for that), then the operator creates the job's pods again. Returns the names of the new pods.
+ */
+export async function recreateGang(kube: Kube, job: string): Promise<string[]> {
+  const selector = encodeURIComponent(`${JOB_LABEL}=${job}`);
+  await admin(kube, 'DELETE', `${PODS}?labelSelector=${selector}&gracePeriodSeconds=0`);
+  return [await createPod(kube, job, 'master'), await createPod(kube, job, 'worker')];
+}
