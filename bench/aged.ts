@@ -76,35 +76,40 @@ function endedRecord(i: number, at: number): RunRecord {
     since: at - 3_600_000,
     updatedAt: at,
     firstSeenAt: at - 86_400_000,
-    etags: { metadata: '"0123456789abcdef0123456789abcdef"', progress: '"0123456789abcdef0123456789abcdef"' },
     meta: {
       phase: 'training',
       status: 'completed',
       instanceId: 'i-0123456789abcdef0',
       jobName: `sweep-${i % 50}`,
     },
-    step: 100_000,
-    totalSteps: 100_000,
-    loss: 1.2345,
-    stepAdvancedAt: at - 3_700_000,
-    progressCheckedAt: at - 3_700_000,
-    firstStep: 0,
-    firstStepAt: at - 86_400_000,
-    ...(multiNode(i)
-      ? {
-          nodes: Object.fromEntries(
-            Array.from({ length: ENDED_NODES }, (_, r) => [
-              r,
-              {
-                instanceId: `i-0${r}23456789abcdef0`,
-                hostname: `ip-10-0-${r}-1`,
-                step: 100_000,
-                gpuUtil: 97,
-              },
-            ]),
-          ) as never,
-        }
-      : {}),
+    facts: {
+      etags: {
+        metadata: '"0123456789abcdef0123456789abcdef"',
+        progress: '"0123456789abcdef0123456789abcdef"',
+      },
+      step: 100_000,
+      totalSteps: 100_000,
+      loss: 1.2345,
+      stepAdvancedAt: at - 3_700_000,
+      progressCheckedAt: at - 3_700_000,
+      firstStep: 0,
+      firstStepAt: at - 86_400_000,
+      ...(multiNode(i)
+        ? {
+            nodes: Object.fromEntries(
+              Array.from({ length: ENDED_NODES }, (_, r) => [
+                r,
+                {
+                  instanceId: `i-0${r}23456789abcdef0`,
+                  hostname: `ip-10-0-${r}-1`,
+                  step: 100_000,
+                  gpuUtil: 97,
+                },
+              ]),
+            ) as never,
+          }
+        : {}),
+    },
     ended: { at, folder: `${ENDED_PREFIX}/${endedId(i)}/2026-08-01T120000.000Z/`, files: ENDED_FILES },
   };
 }

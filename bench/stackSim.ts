@@ -74,9 +74,11 @@ function before(t: Trial): RunRecord {
     since: t.run.firstSeenAt,
     updatedAt: t.now - MIN,
     firstSeenAt: t.run.firstSeenAt,
-    etags: { progress: t.run.files.progress!.etag, metadata: t.run.files.metadata!.etag },
-    step: t.step,
-    stepAdvancedAt: t.stepAdvancedAt,
+    facts: {
+      etags: { progress: t.run.files.progress!.etag, metadata: t.run.files.metadata!.etag },
+      step: t.step,
+      stepAdvancedAt: t.stepAdvancedAt,
+    },
   };
 }
 
@@ -100,7 +102,7 @@ export function verdictOf(t: Trial): StackSummary | undefined {
   const reads = new Map(
     planStackReads(t.run, known, undefined).map((rank) => [rank, t.stackBodies.get(rank)]),
   );
-  return observeStacks(known, t.run, reads, undefined, t.now).stacks;
+  return observeStacks(known, t.run, reads, undefined, t.now).facts.stacks;
 }
 
 export type Outcome = 'right' | 'wrong' | 'none';

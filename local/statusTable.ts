@@ -9,10 +9,10 @@ export function statusTable(records: readonly RunRecord[], width = 60): string {
     .sort((a, b) => a.runId.localeCompare(b.runId))
     .map((r) => {
       const bar =
-        r.step === undefined
+        r.facts.step === undefined
           ? ''
-          : `${progressBar(r.step, r.totalSteps, 12)} ${r.step}/${r.totalSteps ?? '?'}`;
-      const eta = r.state === 'RUNNING' ? etaMs(r) : undefined;
+          : `${progressBar(r.facts.step, r.facts.totalSteps, 12)} ${r.facts.step}/${r.facts.totalSteps ?? '?'}`;
+      const eta = r.state === 'RUNNING' ? etaMs(r.facts) : undefined;
       // An ended run's files moved under the ended prefix: say so first (docs/STATES.md "Ended runs").
       const said = r.ended ? `ended, files in ${r.ended.folder || '(none)'}; ${r.reason}` : r.reason;
       const reason = said.length > width ? `${said.slice(0, width - 1)}…` : said;

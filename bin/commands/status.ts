@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type EndedRun, listEnded } from '../../lambdas/adapters/stores/dynamoEndedLog.js';
+import { etaMs } from '../../lambdas/core/alerting/alerts.js';
 import { formatDuration } from '../../lambdas/core/base/duration.js';
 import {
   describeThresholds,
@@ -18,6 +19,7 @@ import { runKey } from '../../lambdas/core/model/listing.js';
 import type { RunRecord } from '../../lambdas/core/model/record.js';
 import { currentAck } from '../../lambdas/core/oncall/index.js';
 import { assertRunId } from '../../lambdas/core/protocol/runId.js';
+import { progressFields } from '../../lambdas/core/render/fields.js';
 import { createApp } from '../../lambdas/wiring/app.js';
 import { type NodeRow, nodeRows, nodeTable } from './statusNodes.js';
 
@@ -58,7 +60,7 @@ export function filesOf(r: Pick<RunRecord, 'runId' | 'ended'>, bucket: string, p
 
 /** The node summaries' mean GPU utilisation, when any node reported one. */
 function gpuUtil(r: RunRecord): number | null {
-  const u = Object.values(r.nodes ?? {})
+  const u = Object.values(r.facts.nodes ?? {})
     .map((n) => n.gpuUtil)
     .filter((v): v is number => v !== undefined);
   return u.length ? Math.round(u.reduce((a, b) => a + b, 0) / u.length) : null;
@@ -71,22 +73,22 @@ export function statusRow(
   where: { bucket: string; prefix: string } = { bucket: '', prefix: '' },
   thresholds: Thresholds = { startupGraceMs: 0, phaseStaleAfterMs: {} },
 ): StatusRow {
-  const h = healthStatus(r.health, now, effectiveHealthSettings(health, r.meta?.health));
-  const eff = effectiveThresholds(thresholds, r.meta, r.cadence, r.attempt);
+  const h = healthStatus(r.facts.health, now, effectiveHealthSettings(health, r.meta?.health));
+  const eff = effectiveThresholds(thresholds, r.meta, r.facts.cadence, r.attempt);
   return {
     run_id: r.runId,
     state: r.state,
     reason: r.reason,
     error_type: r.errorType ?? null,
     attempt: r.attempt,
-    step: r.step ?? null,
-    total_steps: r.totalSteps ?? null,
-    learning_rate: r.learningRate ?? null,
+    step: r.facts.step ?? null,
+    total_steps: r.facts.totalSteps ?? null,
+    learning_rate: r.facts.learningRate ?? null,
     updated_at: new Date(r.updatedAt).toISOString(),
     acknowledged_by: currentAck(r)?.by ?? null,
     rate: h.rate?.current ?? null,
     baseline: h.rate?.baseline ?? null,
-    rate_unit: r.health?.rate.unit ?? null,
+    rate_unit: r.facts.health?.rate.unit ?? null,
     gpu_util: gpuUtil(r),
     health: Object.fromEntries(h.findings.map((f) => [f.kind, f.text])),
     ended_at: r.ended ? new Date(r.ended.at).toISOString() : null,
@@ -196,7 +198,7 @@ export async function run(args: string[]): Promise<number> {
   );
   // One run asked for by id: its nodes too, fresh from a LIST (the sweep keeps no per-beat state).
   const nodes =
-    runId && !records[0]!.ended && (records[0]!.nodes || records[0]!.meta?.nodes)
+    runId && !records[0]!.ended && (records[0]!.facts.nodes || records[0]!.meta?.nodes)
       ? nodeRows(records[0]!, (await app.runs.listRun(runId))?.nodes ?? [], now, rows[0]!.thresholds.stale_ms)
       : undefined;
   if (nodes) rows[0] = { ...rows[0]!, nodes };
@@ -210,6 +212,12 @@ export async function run(args: string[]): Promise<number> {
       : `no live runs in table ${app.config.table} (status --ended lists those that ended)`,
   );
   if (runId) console.log(`\nthresholds: ${rows[0]!.thresholds.text}`);
+  if (runId) {
+    // What the run reported, as its alerts show it (step, loss, learning rate: where present).
+    const { state, facts } = records[0]!;
+    const shown = progressFields({ ...facts, etaMs: state === 'RUNNING' ? etaMs(facts) : undefined });
+    if (shown.length) console.log(`\n${shown.map((f) => `${f.label.toLowerCase()}: ${f.value}`).join('\n')}`);
+  }
   if (runId)
     console.log(
       `\nfiles: ${rows[0]!.files}${records[0]!.ended ? ` (ended ${formatDuration(now - records[0]!.ended.at)} ago)` : ''}`,

@@ -37,17 +37,17 @@ export function nodeRows(
 ): NodeRow[] {
   const byRank = new Map(listed.map((n) => [n.rank, n]));
   const expected = Math.max(
-    r.meta?.nodes ?? r.nodesExpected ?? 0,
+    r.meta?.nodes ?? r.facts.nodesExpected ?? 0,
     ...listed.map((n) => n.rank + 1),
-    ...Object.keys(r.nodes ?? {}).map((k) => Number(k) + 1),
+    ...Object.keys(r.facts.nodes ?? {}).map((k) => Number(k) + 1),
   );
   const rows: NodeRow[] = [];
   for (let rank = 0; rank < expected; rank++) {
-    const s = r.nodes?.[rank];
+    const s = r.facts.nodes?.[rank];
     const seen = byRank.get(rank)?.lastModified ?? s?.lastSeen;
     const stale = seen === undefined || now - seen > staleAfterMs;
-    const wait = r.stacks?.attempt === r.attempt ? r.stacks.waits[rank] : undefined;
-    const suspect = r.stacks?.suspects.includes(rank) ?? false;
+    const wait = r.facts.stacks?.attempt === r.attempt ? r.facts.stacks.waits[rank] : undefined;
+    const suspect = r.facts.stacks?.suspects.includes(rank) ?? false;
     const silent =
       seen === undefined ? 'never reported' : stale ? `silent for ${formatDuration(now - seen)}` : undefined;
     rows.push({

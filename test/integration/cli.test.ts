@@ -105,6 +105,22 @@ describe('trainwatch CLI', () => {
     ]);
   });
 
+  it('shows the learning rate where the run reports one (status RUN_ID and --json), as its alerts do', async () => {
+    await t.put('lr-run', 'metadata', metadata('lr-run'));
+    await t.put('lr-run', 'progress', progress(42, 100, { learning_rate: 0.000299999 }));
+    await t.put('no-lr', 'metadata', metadata('no-lr'));
+    await t.put('no-lr', 'progress', progress(7, 100));
+    await runSweep(t.app(), Date.now());
+
+    const [row] = JSON.parse(cli(['status', 'lr-run', '--json'], t.env).stdout);
+    expect(row).toMatchObject({ step: 42, total_steps: 100, learning_rate: 0.000299999 });
+    const text = cli(['status', 'lr-run'], t.env).stdout;
+    expect(text).toMatch(/^progress: step 42 \/ 100 \(42%\)\nloss: 1\.5\nlearning rate: 0\.0003$/m);
+    const without = cli(['status', 'no-lr'], t.env).stdout;
+    expect(without).toMatch(/^progress: step 7 \/ 100 \(7%\)\nloss: 1\.5$/m);
+    expect(without).not.toContain('learning rate');
+  });
+
   it('shows a multi-node run with its nodes (status RUN_ID and --json)', async () => {
     await t.put('mn-run', 'metadata', metadata('mn-run', { nodes: 3 }));
     await t.put('mn-run', 'progress', progress(42, 100));

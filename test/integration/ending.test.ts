@@ -113,7 +113,7 @@ describe('a run that ended', () => {
     const back = await runSweep(app, Date.now());
     expect(back.transitions).toEqual([{ runId: 'again', from: 'SUCCEEDED', to: 'RUNNING' }]);
     const r = (await app.states.get('again'))!;
-    expect(r).toMatchObject({ state: 'RUNNING', step: 10, attempt: 2 });
+    expect(r).toMatchObject({ state: 'RUNNING', facts: { step: 10 }, attempt: 2 });
     expect(r.ended).toBeUndefined();
     expect((await app.states.loadLive()).has('again')).toBe(true);
     // The first attempt's files stay where it ended.
@@ -204,7 +204,7 @@ describe('a run that ended', () => {
     expect(await keys(app, 'trainwatch-ended/news/')).toEqual([]);
     const next = await runSweep(t.app(), now + 12 * MIN);
     expect(next.ended).toBe(0); // the _error was read first; the run ends at the sweep after
-    expect((await app.states.get('news'))!.errorMessage).toBe(
+    expect((await app.states.get('news'))!.facts.errorMessage).toBe(
       'RuntimeError: evaluation crashed after the run completed',
     );
     expect((await runSweep(t.app(), now + 13 * MIN)).ended).toBe(1);

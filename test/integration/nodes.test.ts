@@ -69,7 +69,7 @@ async function fourNodes(job: Record<string, unknown>, broken?: number) {
       }),
     );
   await runSweep(app, Date.now());
-  expect((await app.states.get(runId))!.nodes).toBeDefined();
+  expect((await app.states.get(runId))!.facts.nodes).toBeDefined();
   await t.put(runId, 'error', NCCL);
   await runSweep(app, Date.now());
   const event = (await t.events()).find((e) => e.detail.runId === runId && e.detail.state === 'FAILED')!;

@@ -40,7 +40,11 @@ describe('sentinel: S3 Object Created → EventBridge rule → handler', () => {
     const summary = await evaluateSentinels(app, batch, Date.now());
     expect(summary.transitions).toEqual([{ runId: 'run-1', from: 'RUNNING', to: 'FAILED' }]);
     expect(t.slack.received).toHaveLength(1);
-    expect(await app.states.get('run-1')).toMatchObject({ state: 'FAILED', errorType: 'oom', step: 300 });
+    expect(await app.states.get('run-1')).toMatchObject({
+      state: 'FAILED',
+      errorType: 'oom',
+      facts: { step: 300 },
+    });
 
     // The next sweep sees the same _error: no second alert.
     await runSweep(app, Date.now());

@@ -119,7 +119,11 @@ describe('sweep against the emulator', () => {
     );
     await runSweep(t.app(), Date.now());
     const r = await t.app().states.get('oom');
-    expect(r).toMatchObject({ state: 'FAILED', errorType: 'oom', lastLogLine: 'step 100 loss=1.1' });
+    expect(r).toMatchObject({
+      state: 'FAILED',
+      errorType: 'oom',
+      facts: { lastLogLine: 'step 100 loss=1.1' },
+    });
     expect(r!.reason).toBe('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB');
     const slack = JSON.stringify(t.slack.received[0]);
     expect(slack).toContain('Reduce batch size');

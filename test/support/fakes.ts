@@ -3,6 +3,7 @@ import type { Alert } from '../../lambdas/core/model/alert.js';
 import { type ObjectInfo, type RunFiles, RunGrouper } from '../../lambdas/core/model/listing.js';
 import type { MovedFiles, Notifier, RunStore, StateStore } from '../../lambdas/core/model/ports.js';
 import type { Ended, Flip, OutboxEntry, RunRecord, Undelivered } from '../../lambdas/core/model/record.js';
+import type { AttemptFacts } from '../../lambdas/core/model/slices/attempt.js';
 import { RunFile, type RunFileName } from '../../lambdas/core/protocol/files.js';
 
 const encoder = new TextEncoder();
@@ -328,8 +329,11 @@ export function listed(
   return { runId, files: out, firstSeenAt: firstSeenAt ?? Math.min(...times) };
 }
 
+/** What `record` takes: any field of a run record, and any of its attempt's facts (`etags` need not be named). */
+export type RecordOverrides = Partial<Omit<RunRecord, 'facts'>> & { readonly facts?: Partial<AttemptFacts> };
+
 /** A stored run record with sensible defaults (RUNNING, version 3). */
-export function record(overrides: Partial<RunRecord> = {}): RunRecord {
+export function record(overrides: RecordOverrides = {}): RunRecord {
   return {
     runId: 'r1',
     state: 'RUNNING',
@@ -339,7 +343,7 @@ export function record(overrides: Partial<RunRecord> = {}): RunRecord {
     since: 0,
     updatedAt: 0,
     firstSeenAt: 0,
-    etags: {},
     ...overrides,
+    facts: { etags: {}, ...overrides.facts },
   };
 }

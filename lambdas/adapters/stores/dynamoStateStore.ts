@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { StateStore } from '../../core/model/ports.js';
 import type { Ended, Flip, OutboxEntry, RunRecord, Undelivered } from '../../core/model/record.js';
+import { liftFacts } from './legacyFacts.js';
 
 const STATE = 'STATE';
 export const pk = (runId: string) => `RUN#${runId}`;
@@ -47,9 +48,15 @@ function toItem(r: RunRecord): Record<string, unknown> {
   return { ...liveKey(r.runId), ...r, locks: r.locks ?? {} };
 }
 
-function fromItem(item: Record<string, unknown>): RunRecord {
+/** An item without its keys and TTL. */
+function unkeyed(item: Record<string, unknown>): Record<string, unknown> {
   const { pk: _pk, sk: _sk, expiresAt: _e, ...rest } = item;
-  return rest as unknown as RunRecord;
+  return rest;
+}
+
+/** A run item as its record (an earlier version's flat facts lifted into `facts`). */
+function fromItem(item: Record<string, unknown>): RunRecord {
+  return liftFacts(unkeyed(item)) as unknown as RunRecord;
 }
 
 /** A history entry's sort key: newest last, so a reverse Query reads the latest first. */
@@ -373,6 +380,6 @@ export class DynamoStateStore implements StateStore {
         Limit: limit,
       }),
     );
-    return (res.Items ?? []).map((i) => fromItem(i) as unknown as Flip);
+    return (res.Items ?? []).map((i) => unkeyed(i) as unknown as Flip);
   }
 }

@@ -1,5 +1,6 @@
 import type { Alert, AlertKind } from '../model/alert.js';
 import type { RunRecord } from '../model/record.js';
+import { alertProgress, type ProgressFacts } from '../model/slices/attempt.js';
 import type { RunState } from '../model/states.js';
 import { actionFor, severityFor } from './actions.js';
 
@@ -11,7 +12,7 @@ export interface Links {
 }
 
 /** Steps per ms between the first step we saw and the latest advance; undefined without two points. */
-function etaMs(r: RunRecord): number | undefined {
+function etaMs(r: ProgressFacts): number | undefined {
   const { step, totalSteps, firstStep, firstStepAt, stepAdvancedAt } = r;
   if (step === undefined || !totalSteps || firstStep === undefined || firstStepAt === undefined)
     return undefined;
@@ -45,12 +46,8 @@ export function buildAlert(
     jobName: record.meta?.jobName,
     phase: record.meta?.phase,
     durationMs: Math.max(0, opts.now - started),
-    step: record.step,
-    totalSteps: record.totalSteps,
-    etaMs: record.state === 'RUNNING' ? etaMs(record) : undefined,
-    loss: record.loss,
-    learningRate: record.learningRate,
-    lastLogLine: record.lastLogLine,
+    ...alertProgress(record.facts),
+    etaMs: record.state === 'RUNNING' ? etaMs(record.facts) : undefined,
     details: opts.details?.length ? opts.details : undefined,
     s3Uri: `s3://${links.bucket}/${path}`,
     consoleUrl: `https://s3.console.aws.amazon.com/s3/buckets/${encodeURIComponent(links.bucket)}?region=${links.region}&prefix=${encodeURIComponent(path)}`,

@@ -1,6 +1,6 @@
 import { withFinding } from '../model/findings.js';
 import type { RunFiles } from '../model/listing.js';
-import type { RunRecord } from '../model/record.js';
+import { type RunRecord, withFacts } from '../model/record.js';
 import { HEALTH_FINDING_KINDS } from '../model/slices/health.js';
 import type { ParsedNodes } from '../nodes/observe.js';
 import { judgeHealth } from './judge.js';
@@ -37,25 +37,25 @@ export function applyHealth(
   const nodes: NodeObservation[] = [];
   for (const [rank, p] of r.nodes) if (p?.ok) nodes.push(nodeObservation(p.value, at.get(rank) ?? now));
   const progress =
-    r.progressRead && known.step !== undefined && run.files.progress
-      ? { at: run.files.progress.lastModified, step: known.step }
+    r.progressRead && known.facts.step !== undefined && run.files.progress
+      ? { at: run.files.progress.lastModified, step: known.facts.step }
       : undefined;
   const j = judgeHealth({
-    state: known.health,
+    state: known.facts.health,
     attempt: known.attempt,
     attemptStartedAt: r.boundary ?? known.firstSeenAt,
     alive: r.alive,
     phase: known.meta?.phase,
     progress,
     nodes: nodes.length ? nodes : undefined,
-    expectedNodes: known.meta?.nodes ?? known.nodesExpected,
+    expectedNodes: known.meta?.nodes ?? known.facts.nodesExpected,
     now,
     settings,
   });
-  let findings = known.findings;
+  let findings = known.facts.findings;
   for (const kind of HEALTH_FINDING_KINDS) {
     const f = j.findings.find((x) => x.kind === kind && x.page);
-    findings = withFinding({ ...known, findings }, `health.${kind}`, f?.text);
+    findings = withFinding(findings, `health.${kind}`, f?.text);
   }
-  return { ...known, health: j.state, findings };
+  return withFacts(known, { health: j.state, findings });
 }

@@ -1,3 +1,4 @@
+import type { AlertProgress } from './slices/attempt.js';
 import type { RunState } from './states.js';
 
 /** Why the alert was sent. */
@@ -19,8 +20,11 @@ export interface ListedRun {
   readonly jobName?: string;
 }
 
-/** Everything a channel needs to tell people what happened and what to do. Plain data, JSON-safe. */
-export interface Alert {
+/**
+ * Everything a channel needs to tell people what happened and what to do. Plain data, JSON-safe. The attempt's
+ * progress (`step`, `totalSteps`, `loss`, `learningRate`, `lastLogLine`: AlertProgress) is flat on it.
+ */
+export interface Alert extends AlertProgress {
   /** Unique per (run, version, kind): channels may use it to de-duplicate. */
   readonly id: string;
   readonly kind: AlertKind;
@@ -39,13 +43,7 @@ export interface Alert {
   readonly phase?: string;
   /** Since the run started (metadata `started_at`, else first seen). */
   readonly durationMs?: number;
-  readonly step?: number;
-  readonly totalSteps?: number;
   readonly etaMs?: number;
-  readonly loss?: number;
-  /** The learning rate progress.json last reported (`learning_rate`). */
-  readonly learningRate?: number;
-  readonly lastLogLine?: string;
   /** Extra lines: diagnosis summary, restart decision. */
   readonly details?: readonly string[];
   readonly s3Uri: string;

@@ -1,14 +1,20 @@
 import { formatDuration } from '../base/duration.js';
 import { MAX_JSON_BYTES } from '../protocol/files.js';
 import { toEpochMs } from '../protocol/parse.js';
-import type { RunRecord } from './record.js';
+import type { AttemptFacts } from './slices/attempt.js';
+
+type Findings = NonNullable<AttemptFacts['findings']>;
 
 /** A heartbeat timestamp further than this from S3's LastModified is reported as clock skew. */
 export const MAX_SKEW_MS = 5 * 60_000;
 
-/** The run's findings with `key` set to `finding`, or cleared when there is none. */
-export function withFinding(r: RunRecord, key: string, finding: string | undefined): RunRecord['findings'] {
-  const next = { ...(r.findings ?? {}) };
+/** The attempt's findings with `key` set to `finding`, or cleared when there is none. */
+export function withFinding(
+  findings: Findings | undefined,
+  key: string,
+  finding: string | undefined,
+): Findings | undefined {
+  const next = { ...(findings ?? {}) };
   if (finding) next[key] = finding;
   else delete next[key];
   return Object.keys(next).length ? next : undefined;

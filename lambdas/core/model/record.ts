@@ -1,5 +1,4 @@
-import type { RunFileName } from '../protocol/files.js';
-import type { StackSummary } from './slices/stacks.js';
+import type { AttemptFacts } from './slices/attempt.js';
 import type { RunState } from './states.js';
 
 /** What we remember of the last `metadata.json` we read (the fields evaluation and alerts need). */
@@ -55,25 +54,9 @@ export interface RunRecord {
   readonly since: number;
   readonly updatedAt: number;
   readonly firstSeenAt: number;
-  /** ETags of the bodies we last read, per file: an unchanged ETag needs no new read. */
-  readonly etags: Partial<Record<RunFileName, string>>;
+  /** Everything known of the current attempt: a new attempt forgets it by dropping this one key. */
+  readonly facts: AttemptFacts;
   readonly meta?: KnownMetadata;
-  readonly step?: number;
-  readonly totalSteps?: number;
-  readonly loss?: number;
-  /** progress.json's `learning_rate`, shown in alerts and `status`. */
-  readonly learningRate?: number;
-  /** LastModified of the progress.json in which `step` was first seen at its current value. */
-  readonly stepAdvancedAt?: number;
-  readonly progressCheckedAt?: number;
-  /** The first step we saw and when, for the rate behind the ETA. */
-  readonly firstStep?: number;
-  readonly firstStepAt?: number;
-  /** Degraded findings by source (an invalid file, clock skew, a diagnosis), each one line. */
-  readonly findings?: Readonly<Record<string, string>>;
-  readonly lastLogLine?: string;
-  /** The message of the latest `_error` (its last meaningful line). */
-  readonly errorMessage?: string;
   /** Per-run locks (e.g. one restart at a time): owner and expiry. */
   readonly locks?: Readonly<Record<string, { readonly owner: string; readonly until: number }>>;
   /** After the run's evaluation threw: failures in a row and when to try again (no crash loop). */
@@ -83,16 +66,6 @@ export interface RunRecord {
   readonly undelivered?: readonly Undelivered[];
   /** When a restart was issued (state RESTARTING); set by remediation. */
   readonly restartIssuedAt?: number;
-  /** v1.1: what we know of each node (by rank), from its last body read; freshness comes from the LIST. */
-  readonly nodes?: import('./slices/nodes.js').NodeSummaries;
-  /** The node count the node files themselves announce (`nodes`), when metadata.json names none. */
-  readonly nodesExpected?: number;
-  /** v1.3: the run's own cadence, from its node files' pace figures: the learned thresholds (core/detection). */
-  readonly cadence?: import('./slices/cadence.js').Cadence;
-  /** v1.2: what the stacks of a stuck run say (read once its step is still past a stall threshold; core/stacks). */
-  readonly stacks?: StackSummary;
-  /** The healthy-run rules' compact memory: rate baseline, straggler and idle-GPU tracks (core/health). */
-  readonly health?: import('./slices/health.js').HealthState;
   /** `trainwatch ack`: reminders stop until the next transition (see oncall/ack.ts). */
   readonly ack?: import('./slices/oncall.js').Acknowledgement;
   /** Remediation's memory of the run: restarts, best step per attempt, last diagnosis and decision. */
@@ -122,4 +95,9 @@ export interface Flip {
   readonly attempt: number;
   readonly version: number;
   readonly errorType?: string | null;
+}
+
+/** `r` with some of its current attempt's facts replaced (the rest kept). */
+export function withFacts(r: RunRecord, f: Partial<AttemptFacts>): RunRecord {
+  return { ...r, facts: { ...r.facts, ...f } };
 }

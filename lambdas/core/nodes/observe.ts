@@ -1,6 +1,6 @@
 import { withFinding } from '../model/findings.js';
 import type { RunFiles } from '../model/listing.js';
-import type { RunRecord } from '../model/record.js';
+import { type RunRecord, withFacts } from '../model/record.js';
 import type { NodeObject, NodeSummaries, NodeSummary } from '../model/slices/nodes.js';
 import { MAX_JSON_BYTES, nodeFile } from '../protocol/files.js';
 import { type ParsedNode, parseNodeFile } from '../protocol/node.js';
@@ -84,12 +84,12 @@ export function observeNodes(
   now: number,
 ): RunRecord {
   const nodes = currentNodes(run, boundary);
-  if (nodes.length === 0 && !r.nodes && !run.nodeProblems) return r;
+  if (nodes.length === 0 && !r.facts.nodes && !run.nodeProblems) return r;
   const summaries: Record<string, NodeSummary> = {};
-  let expected = r.nodesExpected;
-  let findings = r.findings;
+  let expected = r.facts.nodesExpected;
+  let findings = r.facts.findings;
   for (const n of nodes) {
-    const before = r.nodes?.[n.rank];
+    const before = r.facts.nodes?.[n.rank];
     const stale = before && boundary !== undefined && before.lastSeen <= boundary ? undefined : before;
     const s = reads.has(n.rank) ? summarise(n, reads.get(n.rank), now, stale) : stale;
     if (s) summaries[n.rank] = s;
@@ -99,14 +99,14 @@ export function observeNodes(
   // Findings about nodes follow the summaries: one per node with a problem, none left for nodes gone.
   for (const key of Object.keys(findings ?? {}))
     if (key.startsWith(FINDING_PREFIX) && !summaries[key.slice(FINDING_PREFIX.length)]?.finding)
-      findings = withFinding({ ...r, findings }, key, undefined);
+      findings = withFinding(findings, key, undefined);
   for (const [rank, s] of Object.entries(summaries))
-    if (s.finding) findings = withFinding({ ...r, findings }, `${FINDING_PREFIX}${rank}`, s.finding);
+    if (s.finding) findings = withFinding(findings, `${FINDING_PREFIX}${rank}`, s.finding);
   findings = withFinding(
-    { ...r, findings },
+    findings,
     'nodes/',
     run.nodeProblems?.length ? run.nodeProblems.join('; ') : undefined,
   );
   const next: NodeSummaries | undefined = Object.keys(summaries).length ? summaries : undefined;
-  return { ...r, nodes: next, nodesExpected: expected, findings };
+  return withFacts(r, { nodes: next, nodesExpected: expected, findings });
 }

@@ -17,7 +17,7 @@ export function planNodeReads(
 ): number[] {
   const out: number[] = [];
   for (const n of currentNodes(run, boundary)) {
-    const s = known.nodes?.[n.rank];
+    const s = known.facts.nodes?.[n.rank];
     if (s?.etag === n.etag) continue;
     if (
       !s ||

@@ -1,6 +1,7 @@
 import type { Links } from '../alerting/alerts.js';
 import { prefixLinks } from '../alerting/links.js';
 import type { Alert, ListedRun } from '../model/alert.js';
+import { alertProgress } from '../model/slices/attempt.js';
 import { type RunState, UNHEALTHY } from '../model/states.js';
 
 /** DynamoDB takes at most 100 items per transaction: one group claims at most this many runs. */
@@ -87,14 +88,11 @@ export function groupAlert(members: readonly Alert[], now: number, links: Links)
     previousState: undefined,
     reason: `${members.length} runs ${first.state}${kind} in one sweep: ${runList(ids)}; a shared cause is likely: ${cause}`,
     at: now,
+    // The runs' own facts are each run's alert's, not the group's.
+    ...alertProgress({}),
     instanceId: undefined,
-    step: undefined,
-    totalSteps: undefined,
-    loss: undefined,
-    learningRate: undefined,
     etaMs: undefined,
     durationMs: undefined,
-    lastLogLine: undefined,
     ...prefixLinks(links),
     details: [`Each run has its own alert on EventBridge and in its history; follow-ups stay per run.`],
     runs: members.map(listed),

@@ -10,7 +10,7 @@ import type { Thresholds } from '../detection/thresholds.js';
 import { applyHealth, type HealthSettings } from '../health/index.js';
 import type { RunFiles } from '../model/listing.js';
 import type { Notifier, RunStore, StateStore } from '../model/ports.js';
-import type { RunRecord } from '../model/record.js';
+import { type RunRecord, withFacts } from '../model/record.js';
 import { RunState } from '../model/states.js';
 import { observeNodes, parseNodeReads } from '../nodes/observe.js';
 import { planNodeReads } from '../nodes/plan.js';
@@ -49,17 +49,17 @@ export async function checkRun(
     // A run still learning its cadence (its first minutes, no pace read yet) has changed node bodies read
     // every sweep: the learned thresholds then hold minutes, not a telemetry period, after the first steps.
     const learning =
-      base.cadence?.attempt !== base.attempt &&
+      base.facts.cadence?.attempt !== base.attempt &&
       now - (boundary ?? base.firstSeenAt) < CADENCE_WARMUP_MS &&
       // until a node file showed that its writer reports no cadence (a client older than protocol v1.3)
-      Object.values(base.nodes ?? {}).every((n) => n.everyS !== undefined);
+      Object.values(base.facts.nodes ?? {}).every((n) => n.everyS !== undefined);
     const healthDue = (readAt: number | undefined) =>
       health !== undefined && (readAt === undefined || now - readAt >= health.telemetryEveryMs);
     const telemetryDue = (readAt: number | undefined) => learning || healthDue(readAt);
     const filePlan = planReads(run, base, now, deps.thresholds);
     const nodePlan = planNodeReads(run, base, boundary, candidate, telemetryDue);
     // Telemetry is judged with the phase it was written in: a changed metadata.json comes along.
-    if (health && nodePlan.length > 0 && run.files.metadata?.etag !== base.etags.metadata)
+    if (health && nodePlan.length > 0 && run.files.metadata?.etag !== base.facts.etags.metadata)
       filePlan.add('metadata');
     const [reads, nodeReads] = await Promise.all([
       readFiles(deps.runs, run, filePlan),
@@ -71,8 +71,8 @@ export async function checkRun(
       ...observeNodes(observed, run, nodes, attemptBoundary(observed), now),
       backoff: undefined,
     };
-    const cadence = learnCadence(known.cadence, known.nodes, known.attempt, now);
-    if (cadence !== known.cadence) known = { ...known, cadence };
+    const cadence = learnCadence(known.facts.cadence, known.facts.nodes, known.attempt, now);
+    if (cadence !== known.facts.cadence) known = withFacts(known, { cadence });
     if (health) {
       const before = assess(run, known, now, deps.thresholds).state;
       known = applyHealth(
@@ -81,7 +81,9 @@ export async function checkRun(
         {
           progressRead: 'progress' in reads,
           // The health rules judge telemetry periods: reads made only to learn the cadence are not theirs.
-          nodes: learning ? new Map([...nodes].filter(([r]) => healthDue(base.nodes?.[r]?.readAt))) : nodes,
+          nodes: learning
+            ? new Map([...nodes].filter(([r]) => healthDue(base.facts.nodes?.[r]?.readAt)))
+            : nodes,
           alive: before === RunState.RUNNING || before === RunState.WARNING,
           boundary: attemptBoundary(known),
         },

@@ -5,6 +5,7 @@
 import type { RunFiles } from '../model/listing.js';
 import type { RunStore, StateStore } from '../model/ports.js';
 import type { Flip, RunRecord } from '../model/record.js';
+import { NO_FACTS } from '../model/slices/attempt.js';
 import { RunState, UNHEALTHY } from '../model/states.js';
 import { currentAck } from '../oncall/ack.js';
 import type { Oncall } from '../oncall/route.js';
@@ -91,28 +92,6 @@ export async function endRun(
  * what was known of the last attempt's files forgotten, so the new files are read and judged afresh.
  */
 export function revived(r: RunRecord): RunRecord {
-  const {
-    ended: _ended,
-    etags: _etags,
-    step: _step,
-    totalSteps: _total,
-    loss: _loss,
-    learningRate: _learningRate,
-    cadence: _cadence,
-    stacks: _stacks,
-    stepAdvancedAt: _advanced,
-    progressCheckedAt: _checked,
-    firstStep: _firstStep,
-    firstStepAt: _firstStepAt,
-    findings: _findings,
-    lastLogLine: _log,
-    nodes: _nodes,
-    nodesExpected: _nodesExpected,
-    health: _health,
-    backoff: _backoff,
-    outbox: _outbox,
-    locks: _locks,
-    ...kept
-  } = r;
-  return { ...kept, etags: {} };
+  const { ended: _ended, facts: _facts, backoff: _backoff, outbox: _outbox, locks: _locks, ...kept } = r;
+  return { ...kept, facts: NO_FACTS };
 }

@@ -16,11 +16,12 @@ export function attemptBoundary(r: RunRecord): number | undefined {
 export function stillFor(run: RunFiles, known: RunRecord, now: number): number | undefined {
   const boundary = attemptBoundary(known);
   const progress = run.files.progress;
-  if (!progress || known.step === undefined || (boundary !== undefined && progress.lastModified <= boundary))
+  const { step, etags, stepAdvancedAt } = known.facts;
+  if (!progress || step === undefined || (boundary !== undefined && progress.lastModified <= boundary))
     return undefined;
   // An unchanged ETag means the step we know is current; otherwise the last write bounds it.
-  const current = known.etags.progress === progress.etag && known.stepAdvancedAt !== undefined;
-  return now - (current ? known.stepAdvancedAt! : progress.lastModified);
+  const current = etags.progress === progress.etag && stepAdvancedAt !== undefined;
+  return now - (current ? stepAdvancedAt! : progress.lastModified);
 }
 
 /** What the rules see of one run now (pure; the node judgement is made at most once per instant asked). */
@@ -29,12 +30,12 @@ export function judging(run: RunFiles, known: RunRecord, now: number, t: Thresho
   const boundary = attemptBoundary(known);
   const current = (o: ObjectInfo | undefined) =>
     o !== undefined && (boundary === undefined || o.lastModified > boundary) ? o : undefined;
-  const stacks = known.stacks?.attempt === known.attempt ? known.stacks : undefined;
+  const stacks = known.facts.stacks?.attempt === known.attempt ? known.facts.stacks : undefined;
   const hang = showsHang(stacks);
   const listed = currentNodes(run, boundary);
   // One writer's silence is evidence enough; among several nodes, a learned silence needs the stacks to agree.
   const eff = forSilence(
-    effectiveThresholds(t, known.meta, known.cadence, known.attempt),
+    effectiveThresholds(t, known.meta, known.facts.cadence, known.attempt),
     listed.length < 2 || hang,
   );
   const metadata = current(run.files.metadata);
@@ -42,7 +43,7 @@ export function judging(run: RunFiles, known: RunRecord, now: number, t: Thresho
   // Rank 0's writer writes node 0's file and the run's metadata.json: while they stop together, node 0 is as
   // fresh as the run's own heartbeats (their silence is TIMED_OUT, naming node 0), not a node silent "while
   // the run still beats".
-  const interval = (known.cadence?.everyS ?? 0) * 1000;
+  const interval = (known.facts.cadence?.everyS ?? 0) * 1000;
   const withRankZero = listed.map((n) =>
     n.rank === 0 &&
     metadata &&
@@ -58,8 +59,8 @@ export function judging(run: RunFiles, known: RunRecord, now: number, t: Thresho
         at,
         judgeNodes({
           nodes: withRankZero,
-          summaries: known.nodes,
-          expected: known.meta?.nodes ?? known.nodesExpected,
+          summaries: known.facts.nodes,
+          expected: known.meta?.nodes ?? known.facts.nodesExpected,
           since: boundary ?? Math.min(known.firstSeenAt, run.firstSeenAt),
           now: at,
           staleAfterMs: eff.staleAfterMs,

@@ -1,21 +1,15 @@
 import { healthOverrides } from '../health/overrides.js';
 import { skew, tooBig, withFinding } from '../model/findings.js';
 import type { RunFiles } from '../model/listing.js';
-import type { KnownMetadata, RunRecord } from '../model/record.js';
+import { type KnownMetadata, type RunRecord, withFacts } from '../model/record.js';
+import { NO_FACTS } from '../model/slices/attempt.js';
 import type { HealthOverrides } from '../model/slices/health.js';
 import { RunState } from '../model/states.js';
 import type { RunFileName } from '../protocol/files.js';
-import {
-  decodeText,
-  lastLine,
-  parseComplete,
-  parseMetadata,
-  parseProgress,
-  toEpochMs,
-} from '../protocol/parse.js';
+import { decodeText, lastLine, parseComplete, parseMetadata, toEpochMs } from '../protocol/parse.js';
 import type { Metadata } from '../protocol/schemas.js';
 import type { Classifier } from './deps.js';
-import { attemptBoundary } from './evaluate.js';
+import { observeProgress } from './observeProgress.js';
 
 /** Bodies read this time, by file; `undefined` means the object vanished between LIST and GET. */
 export type Reads = Partial<Record<RunFileName, Uint8Array | undefined>>;
@@ -31,7 +25,7 @@ export function newRecord(run: RunFiles, now: number): RunRecord {
     since: now,
     updatedAt: now,
     firstSeenAt: run.firstSeenAt,
-    etags: {},
+    facts: NO_FACTS,
   };
 }
 
@@ -54,10 +48,10 @@ function knownMetadata(v: Metadata, health: HealthOverrides): KnownMetadata {
   };
 }
 
-/** Folds the bodies read this time into what we know about the run. Pure. */
+/** Folds the bodies read this time into what we know about the run and its current attempt. Pure. */
 export function observe(r: RunRecord, run: RunFiles, reads: Reads, now: number): RunRecord {
   let next: RunRecord = r;
-  const etags = { ...r.etags };
+  const etags = { ...r.facts.etags };
   const { files } = run;
 
   if ('metadata' in reads && files.metadata) {
@@ -70,92 +64,47 @@ export function observe(r: RunRecord, run: RunFiles, reads: Reads, now: number):
       const meta = knownMetadata(parsed.value, overrides);
       // An old process's metadata never lowers the attempt a restart moved to.
       next = { ...next, meta, attempt: Math.max(meta.attempt ?? 0, next.attempt) };
-      next = { ...next, findings: withFinding(next, 'metadata.json', undefined) };
-      next = {
-        ...next,
-        findings: withFinding(
-          next,
-          'metadata.json:health',
-          problems.length ? problems.join('; ') : undefined,
-        ),
-      };
-      next = {
-        ...next,
-        // Keyed per file: a read of one file must neither clear nor mask the other file's skew.
-        findings: withFinding(
-          next,
-          'clock:metadata.json',
-          skew('metadata.json', 'last_update', parsed.value.last_update, files.metadata.lastModified),
-        ),
-      };
+      let findings = withFinding(next.facts.findings, 'metadata.json', undefined);
+      findings = withFinding(
+        findings,
+        'metadata.json:health',
+        problems.length ? problems.join('; ') : undefined,
+      );
+      // Keyed per file: a read of one file must neither clear nor mask the other file's skew.
+      const stamp = parsed.value.last_update;
+      findings = withFinding(
+        findings,
+        'clock:metadata.json',
+        skew('metadata.json', 'last_update', stamp, files.metadata.lastModified),
+      );
+      next = withFacts(next, { findings });
     } else if (parsed) {
-      next = {
-        ...next,
-        findings: withFinding(next, 'metadata.json', `invalid heartbeat: ${parsed.problem}`),
-      };
+      const problem = `invalid heartbeat: ${parsed.problem}`;
+      next = withFacts(next, { findings: withFinding(next.facts.findings, 'metadata.json', problem) });
     }
   }
 
   if ('progress' in reads && files.progress) {
     etags.progress = files.progress.etag;
-    const parsed =
-      tooBig('progress.json', files.progress.size) ??
-      (reads.progress ? parseProgress(reads.progress) : undefined);
-    if (parsed?.ok) {
-      const { step, total_steps, loss, learning_rate } = parsed.value;
-      const at = files.progress.lastModified;
-      // The first progress of a restarted attempt starts its own stall clock and rate, even at the same step.
-      const boundary = attemptBoundary(next);
-      const newAttempt = boundary !== undefined && at > boundary && (next.stepAdvancedAt ?? 0) <= boundary;
-      const advanced = step !== next.step || newAttempt;
-      // A step below the first one seen means a new attempt resumed from a checkpoint: restart the rate.
-      const rebase = next.firstStep === undefined || step < next.firstStep || newAttempt;
-      next = {
-        ...next,
-        step,
-        totalSteps: total_steps ?? undefined,
-        loss: typeof loss === 'number' && Number.isFinite(loss) ? loss : undefined,
-        learningRate:
-          typeof learning_rate === 'number' && Number.isFinite(learning_rate) ? learning_rate : undefined,
-        stepAdvancedAt: advanced || next.stepAdvancedAt === undefined ? at : next.stepAdvancedAt,
-        progressCheckedAt: now,
-        firstStep: rebase ? step : next.firstStep,
-        firstStepAt: rebase ? at : next.firstStepAt,
-      };
-      next = { ...next, findings: withFinding(next, 'progress.json', undefined) };
-      next = {
-        ...next,
-        findings: withFinding(
-          next,
-          'clock:progress.json',
-          skew('progress.json', 'last_updated', parsed.value.last_updated, at),
-        ),
-      };
-    } else if (parsed) {
-      next = {
-        ...next,
-        progressCheckedAt: now,
-        findings: withFinding(next, 'progress.json', `invalid heartbeat: ${parsed.problem}`),
-      };
-    }
+    next = observeProgress(next, files.progress, reads.progress, now);
   }
 
-  if ('log' in reads && reads.log) next = { ...next, lastLogLine: lastLine(decodeText(reads.log)) };
+  if ('log' in reads && reads.log) next = withFacts(next, { lastLogLine: lastLine(decodeText(reads.log)) });
 
   if ('error' in reads && files.error) {
     etags.error = files.error.etag;
     const text = reads.error ? decodeText(reads.error) : '';
-    next = { ...next, errorMessage: lastLine(text) ?? '_error written (empty)' };
+    next = withFacts(next, { errorMessage: lastLine(text) ?? '_error written (empty)' });
   }
 
   if ('complete' in reads && files.complete) {
     etags.complete = files.complete.etag;
     const summary = reads.complete ? parseComplete(reads.complete) : undefined;
     const step = typeof summary?.step === 'number' ? summary.step : undefined;
-    if (step !== undefined && Number.isInteger(step)) next = { ...next, step };
+    if (step !== undefined && Number.isInteger(step)) next = withFacts(next, { step });
   }
 
-  return { ...next, etags };
+  return withFacts(next, { etags });
 }
 
 /** The error type of an `_error` read this time, from its text and the log tail, by the run's profile. */

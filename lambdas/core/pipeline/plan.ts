@@ -11,7 +11,7 @@ import { assess, stillFor } from './evaluate.js';
  */
 export function planReads(run: RunFiles, known: RunRecord, now: number, t: Thresholds): Set<RunFileName> {
   const f = run.files;
-  const changed = (name: RunFileName) => f[name] !== undefined && f[name]!.etag !== known.etags[name];
+  const changed = (name: RunFileName) => f[name] !== undefined && f[name]!.etag !== known.facts.etags[name];
   const reads = new Set<RunFileName>();
   const want = (name: RunFileName) => changed(name) && reads.add(name);
 
@@ -24,16 +24,18 @@ export function planReads(run: RunFiles, known: RunRecord, now: number, t: Thres
   const candidate = assess(run, known, now, t).state !== known.state;
   // A finding (invalid file, clock skew) clears only when its file is read again; the verdict it causes
   // is no transition, so without this a degraded run would never recover.
-  const degraded = known.findings !== undefined;
+  const degraded = known.facts.findings !== undefined;
   if (firstLook || restarting || candidate || degraded) {
     want('metadata');
     want('progress');
   }
   if (changed('progress')) {
-    const eff = effectiveThresholds(t, known.meta, known.cadence, known.attempt);
+    const eff = effectiveThresholds(t, known.meta, known.facts.cadence, known.attempt);
     const due =
-      known.progressCheckedAt === undefined || now - known.progressCheckedAt >= eff.stallAfterMs / 2;
-    const stallSuspect = known.stepAdvancedAt !== undefined && now - known.stepAdvancedAt > eff.stallAfterMs;
+      known.facts.progressCheckedAt === undefined ||
+      now - known.facts.progressCheckedAt >= eff.stallAfterMs / 2;
+    const stallSuspect =
+      known.facts.stepAdvancedAt !== undefined && now - known.facts.stepAdvancedAt > eff.stallAfterMs;
     // Still past the learned threshold since its last write: the stall alert must say the step it stopped at.
     const still = stillFor(run, known, now);
     const stuck = eff.stuckAfterMs !== undefined && still !== undefined && still > eff.stuckAfterMs;

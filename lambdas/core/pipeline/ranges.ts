@@ -6,7 +6,7 @@ const PAGE_KEYS = 1000;
 export const PAGES_PER_RANGE = 8;
 
 /** A run's keys, estimated from what its record knows: the four protocol files and its node files. */
-const keysOf = (r: RunRecord) => 4 + Object.keys(r.nodes ?? {}).length;
+const keysOf = (r: RunRecord) => 4 + Object.keys(r.facts.nodes ?? {}).length;
 
 /**
  * Run ids (sorted) at which the sweep starts a new LIST range, so that no range reads more than about

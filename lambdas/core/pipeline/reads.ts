@@ -5,7 +5,7 @@ import { mapLimit } from '../base/mapLimit.js';
 import { effectiveThresholds, type Thresholds } from '../detection/thresholds.js';
 import type { RunFiles } from '../model/listing.js';
 import type { RunStore } from '../model/ports.js';
-import type { RunRecord } from '../model/record.js';
+import { type RunRecord, withFacts } from '../model/record.js';
 import { type NodeReads, ofAttempt } from '../nodes/observe.js';
 import { MAX_JSON_BYTES, MAX_TEXT_BYTES, type RunFileName } from '../protocol/files.js';
 import { observeStacks, planStackReads } from '../stacks/observe.js';
@@ -57,13 +57,13 @@ export async function withStacks(
 ): Promise<RunRecord> {
   const boundary = attemptBoundary(known);
   if (ofAttempt(run.stacks, boundary).length === 0)
-    return known.stacks ? { ...known, stacks: undefined } : known;
-  const eff = effectiveThresholds(thresholds, known.meta, known.cadence, known.attempt);
+    return known.facts.stacks ? withFacts(known, { stacks: undefined }) : known;
+  const eff = effectiveThresholds(thresholds, known.meta, known.facts.cadence, known.attempt);
   const still = stillFor(run, known, now);
   const stuck =
     (still !== undefined && still > (eff.stuckAfterMs ?? eff.stallAfterMs)) ||
     ofAttempt(run.files.error ? [run.files.error] : [], boundary).length > 0;
-  if (!stuck) return known.stacks ? { ...known, stacks: undefined } : known;
+  if (!stuck) return known.facts.stacks ? withFacts(known, { stacks: undefined }) : known;
   const reads = new Map<number, Uint8Array | undefined>();
   await mapLimit(planStackReads(run, known, boundary), 16, async (rank) => {
     reads.set(rank, await runs.readStack(run.runId, rank));

@@ -70,7 +70,7 @@ const STOP_KINDS: ReadonlySet<HealthFindingKind> = new Set(['throughput_drop', '
  */
 const health: Rule = (j) => {
   const still = j.stillFor !== undefined && j.stillFor > LEARNED.stallFloorMs;
-  const f = j.known.findings;
+  const f = j.known.facts.findings;
   const kind = HEALTH_CAUSE_ORDER.find(
     (k) => f?.[`health.${k}`] !== undefined && !(still && STOP_KINDS.has(k)),
   );
@@ -101,20 +101,22 @@ const oneStale: Rule = (j) => {
 
 /** Any other finding (an invalid file, clock skew, a diagnosis); health findings are the health rule's. */
 const finding: Rule = (j) => {
-  const [key] = Object.keys(j.known.findings ?? {})
+  const [key] = Object.keys(j.known.facts.findings ?? {})
     .filter((k) => !k.startsWith('health.'))
     .sort();
   return key === undefined
     ? undefined
-    : { state: RunState.WARNING, reason: j.known.findings![key]!, cause: 'finding' };
+    : { state: RunState.WARNING, reason: j.known.facts.findings![key]!, cause: 'finding' };
 };
 
 const running: Rule = (j): Verdict => {
-  const of = j.known.totalSteps ? `/${j.known.totalSteps}` : '';
+  const of = j.known.facts.totalSteps ? `/${j.known.facts.totalSteps}` : '';
   return {
     state: RunState.RUNNING,
     reason:
-      j.known.step === undefined ? 'heartbeats fresh' : `heartbeats fresh, at step ${j.known.step}${of}`,
+      j.known.facts.step === undefined
+        ? 'heartbeats fresh'
+        : `heartbeats fresh, at step ${j.known.facts.step}${of}`,
   };
 };
 

@@ -34,7 +34,7 @@ export function outcome(r: RunRecord, extra: Partial<RunOutcome> = {}): RunOutco
     wrote: false,
     delivered: 0,
     failed: 0,
-    ...(r.health?.on?.length ? { degraded: r.health.on } : {}),
+    ...(r.facts.health?.on?.length ? { degraded: r.facts.health.on } : {}),
     ...extra,
   };
 }

@@ -25,7 +25,7 @@ const before = (j: Judging, what: string) => (j.stacks ? `; before ${what}: ${j.
 export const failed: Rule = (j) =>
   j.error && {
     state: RunState.FAILED,
-    reason: (j.known.errorMessage ?? '_error written') + silent(j) + before(j, 'it failed'),
+    reason: (j.known.facts.errorMessage ?? '_error written') + silent(j) + before(j, 'it failed'),
     errorType: j.known.errorType ?? null,
   };
 
@@ -40,7 +40,7 @@ function rankZeroFroze(j: Judging, newest: number): string {
     beating.length === 1
       ? `node ${beating[0]!.rank} still beats`
       : `${beating.length} other nodes still beat`;
-  return `; ${nodeLabel(0, j.known.nodes?.[0])} froze with the run's own heartbeats (its writer carries them) while ${others}: node 0 is the likely cause`;
+  return `; ${nodeLabel(0, j.known.facts.nodes?.[0])} froze with the run's own heartbeats (its writer carries them) while ${others}: node 0 is the likely cause`;
 }
 
 export const timedOut: Rule = (j) => {
@@ -62,7 +62,7 @@ export const timedOut: Rule = (j) => {
 export const stalled: Rule = (j) => {
   const { eff, stillFor, stacks } = j;
   if (stillFor === undefined) return;
-  const head = `step ${j.known.step} has not advanced for ${formatDuration(stillFor)}`;
+  const head = `step ${j.known.facts.step} has not advanced for ${formatDuration(stillFor)}`;
   const tail = `while heartbeats are fresh${silent(j)}${stacks ? `; ${stacks.text}` : ''}`;
   const cause = stacks ? { cause: 'stacks' as const } : {};
   const hang = j.stacksShowHang || (j.nodesAt(j.now)?.silent.length ?? 0) > 0;

@@ -13,7 +13,9 @@ export const NODE_SILENT_MS = 3 * 60_000;
 
 /** Whether the run is a multi-node run whose nodes must all be examined. */
 export function isMultiNode(rec: RunRecord): boolean {
-  return Object.keys(rec.nodes ?? {}).length > 1 || (rec.meta?.nodes ?? rec.nodesExpected ?? 1) > 1;
+  return (
+    Object.keys(rec.facts.nodes ?? {}).length > 1 || (rec.meta?.nodes ?? rec.facts.nodesExpected ?? 1) > 1
+  );
 }
 
 /** How long each node has been silent, from a fresh LIST (only nodes well behind the freshest). */
@@ -40,9 +42,9 @@ export async function probeNodes(
   rec: RunRecord,
   now: number,
 ): Promise<Seen> {
-  const summaries: NodeSummaries = rec.nodes ?? {};
+  const summaries: NodeSummaries = rec.facts.nodes ?? {};
   const expected = Math.max(
-    rec.meta?.nodes ?? rec.nodesExpected ?? 0,
+    rec.meta?.nodes ?? rec.facts.nodesExpected ?? 0,
     ...Object.keys(summaries).map((r) => Number(r) + 1),
   );
   const silent = await silences(deps as RemediationDeps, rec.runId, now);

@@ -19,7 +19,7 @@ export function stackOutliers(
   diagnoses: ReadonlyMap<number, Diagnosis | undefined>,
   silentForMs: ReadonlyMap<number, number> = new Map(),
 ): { outliers: Map<number, string>; family?: HangFamily } {
-  const client = rec.stacks?.attempt === rec.attempt ? rec.stacks : undefined;
+  const client = rec.facts.stacks?.attempt === rec.attempt ? rec.facts.stacks : undefined;
   if (client)
     return {
       outliers: new Map(client.suspects.map((r) => [r, line(client.waits[r], 'its stack file')])),

@@ -1,6 +1,7 @@
 import { formatDuration } from '../base/duration.js';
 import type { Alert } from '../model/alert.js';
-import { progressText } from './progress.js';
+import type { AlertProgress } from '../model/slices/attempt.js';
+import { type ProgressLike, progressText } from './progress.js';
 
 /** One labelled fact about the run, as plain text. */
 export interface AlertField {
@@ -27,10 +28,21 @@ export function alertFields(alert: Alert): AlertField[] {
       : undefined,
     alert.errorType ? { label: 'Error type', value: alert.errorType, code: true } : undefined,
     alert.previousState ? { label: 'Previous state', value: alert.previousState } : undefined,
-    textField('Progress', progressText(alert)),
-    alert.loss !== undefined ? { label: 'Loss', value: formatMetric(alert.loss) } : undefined,
-    alert.learningRate !== undefined
-      ? { label: 'Learning rate', value: formatMetric(alert.learningRate) }
+    ...progressFields(alert),
+  ];
+  return fields.filter((f): f is AlertField => f !== undefined);
+}
+
+/**
+ * What the attempt reported of its progress, as fields, only those present: every alert channel shows them
+ * (at most 10 fields reach Slack) and so does `trainwatch status RUN_ID`.
+ */
+export function progressFields(p: AlertProgress & ProgressLike): AlertField[] {
+  const fields: (AlertField | undefined)[] = [
+    textField('Progress', progressText(p)),
+    p.loss !== undefined ? { label: 'Loss', value: formatMetric(p.loss) } : undefined,
+    p.learningRate !== undefined
+      ? { label: 'Learning rate', value: formatMetric(p.learningRate) }
       : undefined,
   ];
   return fields.filter((f): f is AlertField => f !== undefined);

@@ -23,8 +23,8 @@ function safe(text: string, max: number): string {
 
 const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
 
-function stepOf(r: RunRecord): string {
-  return r.step === undefined ? '-' : `${r.step}${r.totalSteps ? `/${r.totalSteps}` : ''}`;
+function stepOf({ facts: { step, totalSteps } }: RunRecord): string {
+  return step === undefined ? '-' : `${step}${totalSteps ? `/${totalSteps}` : ''}`;
 }
 
 /** The live runs, one line each (the most urgent first), as a code block that fits Slack's width. */

@@ -1,5 +1,5 @@
 import type { RunFiles } from '../model/listing.js';
-import type { RunRecord } from '../model/record.js';
+import { type RunRecord, withFacts } from '../model/record.js';
 import type { StackSummary, Wait } from '../model/slices/stacks.js';
 import { ofAttempt } from '../nodes/observe.js';
 import { MAX_STACK_BYTES, stackFile } from '../protocol/files.js';
@@ -17,7 +17,7 @@ const LAG_MS = 90_000;
  * one is judged from its LIST size, never downloaded.
  */
 export function planStackReads(run: RunFiles, known: RunRecord, boundary: number | undefined): number[] {
-  const seen = known.stacks?.attempt === known.attempt ? known.stacks.etags : {};
+  const seen = known.facts.stacks?.attempt === known.attempt ? known.facts.stacks.etags : {};
   return ofAttempt(run.stacks, boundary)
     .filter((s) => seen[s.rank] !== s.etag && s.size <= MAX_STACK_BYTES)
     .map((s) => s.rank);
@@ -35,7 +35,7 @@ export function observeStacks(
   boundary: number | undefined,
   now: number,
 ): RunRecord {
-  const same = known.stacks?.attempt === known.attempt ? known.stacks : undefined;
+  const same = known.facts.stacks?.attempt === known.attempt ? known.facts.stacks : undefined;
   const files = ofAttempt(run.stacks, boundary);
   const etags: Record<string, string> = {};
   const waits: Record<string, Wait | string> = {};
@@ -54,7 +54,7 @@ export function observeStacks(
     }
     if (!body) continue;
     const parsed = parseStackFile(body, f.rank);
-    const step = known.nodes?.[f.rank]?.step ?? known.step;
+    const step = known.facts.nodes?.[f.rank]?.step ?? known.facts.step;
     if (!parsed.ok) waits[f.rank] = parsed.problem;
     else if (step === undefined || parsed.value.step == null || parsed.value.step >= step) {
       const wait = trainingWait(parsed.value);
@@ -68,7 +68,8 @@ export function observeStacks(
       stuckSince = Math.min(stuckSince ?? since, since);
     }
   }
-  if (!Object.values(waits).some((w) => typeof w !== 'string')) return { ...known, stacks: undefined };
+  if (!Object.values(waits).some((w) => typeof w !== 'string'))
+    return withFacts(known, { stacks: undefined });
   const nodes = ofAttempt(run.nodes, boundary);
   const ages = nodes.map((n) => now - n.lastModified).sort((a, b) => a - b);
   const ranks = [...new Set([...nodes.map((n) => n.rank), ...files.map((f) => f.rank)])].sort(
@@ -99,5 +100,5 @@ export function observeStacks(
     family: verdict.family,
     ...(stuckSince !== undefined ? { stuckSince } : {}),
   };
-  return { ...known, stacks: summary };
+  return withFacts(known, { stacks: summary });
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { actionFor, severityFor } from '../../../lambdas/core/alerting/actions.js';
 import { buildAlert, etaMs, type Links } from '../../../lambdas/core/alerting/alerts.js';
 import type { RunRecord } from '../../../lambdas/core/model/record.js';
+import { ALERT_PROGRESS_KEYS } from '../../../lambdas/core/model/slices/attempt.js';
 import { record } from '../../support/fakes.js';
 
 const M = 60_000;
@@ -18,10 +19,7 @@ describe('buildAlert', () => {
     version: 7,
     firstSeenAt: NOW - 5 * 60 * M,
     meta: { instanceId: 'i-0abc', jobName: 'llama', phase: 'training', startedAt: NOW - 3 * 60 * M },
-    step: 500,
-    totalSteps: 1000,
-    loss: 1.25,
-    lastLogLine: 'CUDA out of memory',
+    facts: { step: 500, totalSteps: 1000, loss: 1.25, lastLogLine: 'CUDA out of memory' },
   });
 
   it('carries everything a channel shows', () => {
@@ -67,6 +65,36 @@ describe('buildAlert', () => {
     expect(JSON.parse(JSON.stringify(alert))).toEqual(
       Object.fromEntries(Object.entries(alert).filter(([, v]) => v !== undefined)),
     );
+  });
+
+  it('copies the attempt’s progress into the alert’s own flat fields, and nothing else of the facts', () => {
+    const facts = {
+      step: 5,
+      totalSteps: 10,
+      loss: 1.5,
+      learningRate: 3e-4,
+      lastLogLine: 'step 5',
+      stepAdvancedAt: NOW - M,
+      firstStep: 1,
+      firstStepAt: NOW - 10 * M,
+      findings: { x: 'y' },
+      errorMessage: 'boom',
+    };
+    const alert = buildAlert(record({ facts }), { kind: 'transition', now: NOW, links: LINKS });
+    const wire = JSON.parse(JSON.stringify(alert));
+    expect(wire).toMatchObject({
+      step: 5,
+      totalSteps: 10,
+      loss: 1.5,
+      learningRate: 3e-4,
+      lastLogLine: 'step 5',
+    });
+    expect(
+      Object.keys(wire)
+        .filter((k) => k in facts)
+        .sort(),
+    ).toEqual([...ALERT_PROGRESS_KEYS].sort());
+    expect(wire).not.toHaveProperty('facts');
   });
 
   it('ids differ by version and kind, so channels can de-duplicate', () => {
@@ -122,22 +150,18 @@ describe('ETA', () => {
   // 100 → 600 in 50 minutes: 10 steps a minute; 1000 steps left → 100 minutes.
   const running = record({
     state: 'RUNNING',
-    step: 600,
-    totalSteps: 1600,
-    firstStep: 100,
-    firstStepAt: t0,
-    stepAdvancedAt: t0 + 50 * M,
+    facts: { step: 600, totalSteps: 1600, firstStep: 100, firstStepAt: t0, stepAdvancedAt: t0 + 50 * M },
   });
 
   it('extrapolates the rate between the first step seen and the latest advance', () => {
-    expect(etaMs(running)).toBe(100 * M);
+    expect(etaMs(running.facts)).toBe(100 * M);
     expect(buildAlert(running, { kind: 'transition', now: NOW, links: LINKS }).etaMs).toBe(100 * M);
   });
 
   it('is zero past the total, and only shown for RUNNING', () => {
-    expect(etaMs({ ...running, totalSteps: 500 })).toBe(0);
+    expect(etaMs({ ...running.facts, totalSteps: 500 })).toBe(0);
     const stalled = { ...running, state: 'STALLED' } as const;
-    expect(etaMs(stalled)).toBe(100 * M);
+    expect(etaMs(stalled.facts)).toBe(100 * M);
     expect(buildAlert(stalled, { kind: 'transition', now: NOW, links: LINKS }).etaMs).toBeUndefined();
   });
 
@@ -150,6 +174,6 @@ describe('ETA', () => {
     ['no time between the two points', { stepAdvancedAt: t0 }],
     ['no advance time', { stepAdvancedAt: undefined }],
   ])('is unknown with %s', (_name, overrides) => {
-    expect(etaMs({ ...running, ...overrides })).toBeUndefined();
+    expect(etaMs({ ...running.facts, ...overrides })).toBeUndefined();
   });
 });

@@ -12,7 +12,7 @@ import type { Cadence } from '../../../lambdas/core/model/slices/cadence.js';
 import type { NodeSummary } from '../../../lambdas/core/model/slices/nodes.js';
 import type { StackSummary, Wait } from '../../../lambdas/core/model/slices/stacks.js';
 import { assess } from '../../../lambdas/core/pipeline/evaluate.js';
-import { listed, obj, record } from '../../support/fakes.js';
+import { listed, obj, type RecordOverrides, record } from '../../support/fakes.js';
 
 const S = 1000;
 const M = 60 * S;
@@ -190,23 +190,22 @@ describe('showsHang / showsBusy: what the stacks say of a still step', () => {
 });
 
 /** A two-node run at step 100 whose progress.json was last written `stillFor` ago; node files fresh. */
-function still(
-  stillFor: number,
-  over: Partial<RunRecord> = {},
-  nodesAt = NOW - 20 * S,
-): [RunFiles, RunRecord] {
+function still(stillFor: number, over: RecordOverrides = {}, nodesAt = NOW - 20 * S): [RunFiles, RunRecord] {
   const progressAt = NOW - stillFor;
   const run: RunFiles = {
     ...listed({ metadata: NOW - 20 * S, progress: progressAt }, NOW - 5 * 60 * M),
     nodes: [0, 1].map((rank) => ({ rank, lastModified: nodesAt, etag: `"n${rank}"`, size: 300 })),
   };
   const known = record({
-    step: 100,
-    stepAdvancedAt: progressAt,
-    etags: { progress: obj('progress', progressAt).etag },
     firstSeenAt: NOW - 5 * 60 * M,
-    cadence: cadence(3.1, { gapS: 1.2 }),
     ...over,
+    facts: {
+      step: 100,
+      stepAdvancedAt: progressAt,
+      etags: { progress: obj('progress', progressAt).etag },
+      cadence: cadence(3.1, { gapS: 1.2 }),
+      ...over.facts,
+    },
   });
   return [run, known];
 }
@@ -219,7 +218,7 @@ const hang = stacks(
 
 describe('assess on the defaults: a still step', () => {
   it('is STALLED after the learned threshold when the stacks show a hang, saying which threshold and why', () => {
-    const [run, known] = still(2 * M + 40 * S, { stacks: hang });
+    const [run, known] = still(2 * M + 40 * S, { facts: { stacks: hang } });
     const v = assess(run, known, NOW, DEFAULTS);
     expect(v.state).toBe('STALLED');
     expect(v.reason).toBe(
@@ -229,7 +228,7 @@ describe('assess on the defaults: a still step', () => {
   });
 
   it('is not STALLED before the learned threshold, nor without evidence (no stacks: the fixed 30m holds)', () => {
-    expect(assess(...still(110 * S, { stacks: hang }), NOW, DEFAULTS).state).toBe('RUNNING');
+    expect(assess(...still(110 * S, { facts: { stacks: hang } }), NOW, DEFAULTS).state).toBe('RUNNING');
     expect(assess(...still(20 * M), NOW, DEFAULTS).state).toBe('RUNNING');
     expect(assess(...still(31 * M), NOW, DEFAULTS).reason).toMatch(
       /^step 100 has not advanced for 31m \(threshold 30m\)/,
@@ -238,22 +237,24 @@ describe('assess on the defaults: a still step', () => {
 
   it('holds off while the stacks show the training thread at work (an evaluation without a phase), up to 4 fixed stalls', () => {
     const busy = stacks({ 0: w('running', true), 1: w('collective') }, [0]);
-    expect(assess(...still(45 * M, { stacks: busy }), NOW, DEFAULTS).state).toBe('RUNNING');
-    expect(assess(...still(121 * M, { stacks: busy }), NOW, DEFAULTS).reason).toMatch(
+    expect(assess(...still(45 * M, { facts: { stacks: busy } }), NOW, DEFAULTS).state).toBe('RUNNING');
+    expect(assess(...still(121 * M, { facts: { stacks: busy } }), NOW, DEFAULTS).reason).toMatch(
       /threshold 2h, held while its stacks show the training thread at work/,
     );
     // An explicit threshold is the user's: no hold.
-    expect(assess(...still(31 * M, { stacks: busy }), NOW, EXPLICIT).state).toBe('STALLED');
+    expect(assess(...still(31 * M, { facts: { stacks: busy } }), NOW, EXPLICIT).state).toBe('STALLED');
   });
 
   it('explicit thresholds: the learned one never speaks', () => {
-    expect(assess(...still(5 * M, { stacks: hang }), NOW, EXPLICIT).state).toBe('RUNNING');
+    expect(assess(...still(5 * M, { facts: { stacks: hang } }), NOW, EXPLICIT).state).toBe('RUNNING');
   });
 
   it('a still step is not a throughput WARNING: the stall rules own it (one alert, the one with the culprit)', () => {
-    const stopped = { findings: { 'health.throughput_drop': 'throughput fell 100 % …' } };
+    const stopped = { facts: { findings: { 'health.throughput_drop': 'throughput fell 100 % …' } } };
     expect(assess(...still(5 * M, stopped), NOW, DEFAULTS).state).toBe('RUNNING');
-    expect(assess(...still(5 * M, { ...stopped, stacks: hang }), NOW, DEFAULTS).state).toBe('STALLED');
+    expect(
+      assess(...still(5 * M, { ...stopped, facts: { ...stopped.facts, stacks: hang } }), NOW, DEFAULTS).state,
+    ).toBe('STALLED');
     // A slowdown while steps advance is still a WARNING.
     expect(assess(...still(10 * S, stopped), NOW, DEFAULTS).state).toBe('WARNING');
   });
@@ -267,8 +268,7 @@ describe('assess on the defaults: a still step', () => {
 describe('assess on the defaults: the culprit in every stuck state', () => {
   it('FAILED by the job’s own timeout says what the stacks said before', () => {
     const [run, known] = still(3 * M, {
-      stacks: hang,
-      errorMessage: 'RuntimeError: … Timed out waiting 150000ms',
+      facts: { stacks: hang, errorMessage: 'RuntimeError: … Timed out waiting 150000ms' },
     });
     const v = assess(
       { ...run, files: { ...run.files, error: obj('error', NOW - 10 * S) } },
@@ -292,10 +292,12 @@ describe('assess on the defaults: the culprit in every stuck state', () => {
       ],
     };
     const known = record({
-      step: 100,
-      stepAdvancedAt: froze,
-      etags: { progress: obj('progress', froze).etag },
-      cadence: cadence(3),
+      facts: {
+        step: 100,
+        stepAdvancedAt: froze,
+        etags: { progress: obj('progress', froze).etag },
+        cadence: cadence(3),
+      },
     });
     // Node 1 beats on and its stack waits for node 0: corroborated, told on the learned threshold.
     const waiting = stacks(
@@ -303,7 +305,7 @@ describe('assess on the defaults: the culprit in every stuck state', () => {
       [0],
       'node 1 waits in `all_reduce` (train.py:88); node 0: no stack; its heartbeat stopped 3m ago: node 0 is the likely cause (frozen whole, or gone)',
     );
-    const v = assess(run, { ...known, stacks: waiting }, NOW, DEFAULTS);
+    const v = assess(run, { ...known, facts: { ...known.facts, stacks: waiting } }, NOW, DEFAULTS);
     expect(v.state).toBe('TIMED_OUT');
     expect(v.reason).toBe(
       'no heartbeat for 2m 50s (threshold 2m 30s, learned: its writers beat every 1m); before it stopped: node 1 waits in `all_reduce` (train.py:88); node 0: no stack; its heartbeat stopped 3m ago: node 0 is the likely cause (frozen whole, or gone)',

@@ -116,7 +116,7 @@ describe('multi-node runs (protocol v1.1)', () => {
     h.beat(T0, 10);
     await h.check(T0);
     const rec = (await h.states.get('r1'))!;
-    expect(Object.keys(rec.nodes ?? {})).toHaveLength(256);
+    expect(Object.keys(rec.facts.nodes ?? {})).toHaveLength(256);
     expect(JSON.stringify(rec).length).toBeLessThan(100_000);
   });
 
@@ -132,6 +132,6 @@ describe('multi-node runs (protocol v1.1)', () => {
     h.beat(T0 + 2 * M, 0, [1]);
     await h.check(T0 + 2 * M);
     const after = (await h.states.get('r1'))!;
-    expect(Object.keys(after.nodes ?? {})).toEqual(['0']);
+    expect(Object.keys(after.facts.nodes ?? {})).toEqual(['0']);
   });
 });

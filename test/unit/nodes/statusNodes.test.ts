@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nodeRows, nodeTable } from '../../../bin/commands/statusNodes.js';
+import { withFacts } from '../../../lambdas/core/model/record.js';
 import { record } from '../../support/fakes.js';
 
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
@@ -8,25 +9,27 @@ const M = 60_000;
 describe('status node table', () => {
   const rec = record({
     meta: { nodes: 4 },
-    nodes: {
-      '0': {
-        lastSeen: NOW - 2 * M,
-        instanceId: 'i-0000000000000000a',
-        hostname: 'ip-10-0-1-20',
-        step: 5200,
-        gpuUtil: 97,
-      },
-      '1': {
-        lastSeen: NOW - 2 * M,
-        instanceId: 'i-0000000000000000b',
-        hostname: 'ip-10-0-1-21',
-        finding: 'nodes/1.json: hostname "x y" is not a valid host name: ignored',
-      },
-      '2': {
-        lastSeen: NOW - 30 * M,
-        instanceId: 'i-0000000000000000c',
-        hostname: 'ip-10-0-1-22',
-        step: 5100,
+    facts: {
+      nodes: {
+        '0': {
+          lastSeen: NOW - 2 * M,
+          instanceId: 'i-0000000000000000a',
+          hostname: 'ip-10-0-1-20',
+          step: 5200,
+          gpuUtil: 97,
+        },
+        '1': {
+          lastSeen: NOW - 2 * M,
+          instanceId: 'i-0000000000000000b',
+          hostname: 'ip-10-0-1-21',
+          finding: 'nodes/1.json: hostname "x y" is not a valid host name: ignored',
+        },
+        '2': {
+          lastSeen: NOW - 30 * M,
+          instanceId: 'i-0000000000000000c',
+          hostname: 'ip-10-0-1-22',
+          step: 5100,
+        },
       },
     },
   });
@@ -62,8 +65,7 @@ describe('status node table', () => {
   });
 
   it('shows where each stalled node waits, the odd one out starred (v1.2 stacks; --json: nodes[].stack)', () => {
-    const stalled = {
-      ...rec,
+    const stalled = withFacts(rec, {
       stacks: {
         attempt: rec.attempt,
         etags: {},
@@ -81,7 +83,7 @@ describe('status node table', () => {
         suspects: [2],
         family: 'hang' as const,
       },
-    };
+    });
     const rows = nodeRows(stalled, listed, NOW, 10 * M);
     expect(rows.map((r) => r.stack)).toEqual([
       { kind: 'collective', call: 'all_reduce', blocks: null, at: 'train.py:88', suspect: false },

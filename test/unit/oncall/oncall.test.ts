@@ -5,6 +5,7 @@ import { buildAlert, type Links } from '../../../lambdas/core/alerting/alerts.js
 import { openEntry } from '../../../lambdas/core/alerting/outbox.js';
 import type { Alert } from '../../../lambdas/core/model/alert.js';
 import type { RunRecord } from '../../../lambdas/core/model/record.js';
+import { ALERT_PROGRESS_KEYS } from '../../../lambdas/core/model/slices/attempt.js';
 import { type RunState, UNHEALTHY } from '../../../lambdas/core/model/states.js';
 import {
   acknowledge,
@@ -121,6 +122,15 @@ describe('partition', () => {
       '3 runs TIMED_OUT in one sweep: a-1, a-2, a-3; a shared cause is likely: bucket permissions, the region, the cluster',
     );
     expect(g.runs!.map((r) => r.runId)).toEqual(['a-1', 'a-2', 'a-3']);
+  });
+
+  it('carries none of the first run’s own progress: every key an alert copies from the facts is cleared', () => {
+    const facts = { step: 5, totalSteps: 10, loss: 1.5, learningRate: 3e-4, lastLogLine: 'step 5' };
+    const first = alertOf('a-1', 'TIMED_OUT', 'no heartbeat for 11m', { facts: { etags: {}, ...facts } });
+    expect(first).toMatchObject(facts);
+    const g = groupAlert([first, timedOut('a-2', 11), timedOut('a-3', 11)], NOW, LINKS);
+    for (const key of ALERT_PROGRESS_KEYS) expect(g[key]).toBeUndefined();
+    expect(g.etaMs).toBeUndefined();
   });
 });
 

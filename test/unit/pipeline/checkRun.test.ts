@@ -68,9 +68,8 @@ describe('checkRun: transitions alert exactly once', () => {
     const stored = await h.states.get('r1');
     expect(stored).toMatchObject({
       version: 1,
-      step: 10,
+      facts: { step: 10, progressCheckedAt: T0 },
       meta: { phase: 'training' },
-      progressCheckedAt: T0,
     });
     expect(h.slack.sent).toEqual([]);
   });
@@ -247,7 +246,7 @@ describe('checkRun: sparse reads and writes', () => {
     h.beat(T0 + 15 * M, 160);
     expect(await h.check(T0 + 15 * M)).toMatchObject({ wrote: true, transitioned: false, state: 'RUNNING' });
     expect(h.runs.reads.slice(reads)).toEqual(['r1/progress']);
-    expect(await h.states.get('r1')).toMatchObject({ step: 160, stepAdvancedAt: T0 + 15 * M });
+    expect((await h.states.get('r1'))?.facts).toMatchObject({ step: 160, stepAdvancedAt: T0 + 15 * M });
   });
 
   it('detects a stall while the heartbeats keep coming', async () => {
@@ -279,7 +278,7 @@ describe('checkRun: sparse reads and writes', () => {
     expect(h.slack.sent[0]!.reason).toMatch(/^invalid heartbeat: metadata\.json is not valid JSON/);
     h.beat(T0 + M, 30);
     expect(await h.check(T0 + M)).toMatchObject({ from: 'WARNING', state: 'RUNNING', transitioned: true });
-    expect((await h.states.get('r1'))?.findings).toBeUndefined();
+    expect((await h.states.get('r1'))?.facts.findings).toBeUndefined();
   });
 
   it('a clock skew warns, and a fixed clock recovers the run', async () => {
@@ -328,7 +327,7 @@ describe('checkRun: RESTARTING', () => {
       'RESTARTING→RUNNING',
     ]);
     const stored = (await h.states.get('r1'))!;
-    expect(stored).toMatchObject({ attempt: 2, step: 5, firstStep: 5, firstStepAt: T0 + 13 * M });
+    expect(stored).toMatchObject({ attempt: 2, facts: { step: 5, firstStep: 5, firstStepAt: T0 + 13 * M } });
     expect(stored.restartIssuedAt).toBeUndefined();
   });
 

@@ -90,18 +90,39 @@ describe('an ending', () => {
         version: 9,
         attempt: 3,
         ended: { at: 1, folder: 'f/', files: 4 },
-        etags: { metadata: '"a"' },
-        step: 1000,
-        stepAdvancedAt: 5,
-        firstStep: 1,
-        findings: { x: 'y' },
-        nodes: {} as never,
-        learningRate: 3e-4,
-        cadence: { attempt: 3, p99s: [1], gapS: 0.5, calls: 100, everyS: 60 },
-        stacks: { attempt: 3, etags: {}, text: 't', suspects: [], family: 'hang', waits: {} },
+        backoff: { failures: 1, until: 2, error: 'e' },
+        locks: { restart: { owner: 'o', until: 3 } },
+        facts: {
+          etags: { metadata: '"a"' },
+          step: 1000,
+          totalSteps: 2000,
+          loss: 1.5,
+          learningRate: 3e-4,
+          lastLogLine: 'step 1000',
+          errorMessage: 'boom',
+          stepAdvancedAt: 5,
+          progressCheckedAt: 6,
+          firstStep: 1,
+          firstStepAt: 2,
+          findings: { x: 'y' },
+          nodes: { '0': { lastSeen: 4 } },
+          nodesExpected: 2,
+          cadence: { attempt: 3, p99s: [1], gapS: 0.5, calls: 100, everyS: 60 },
+          stacks: { attempt: 3, etags: {}, text: 't', suspects: [], family: 'hang', waits: {} },
+          health: { attempt: 3, rate: { base: [], recent: [] } },
+        },
+        ack: { by: 'me', at: 1, since: 0, state: 'SUCCEEDED' },
       }),
     );
-    expect(r).toEqual(record({ state: 'SUCCEEDED', version: 9, attempt: 3, etags: {} }));
+    expect(r).toEqual(
+      record({
+        state: 'SUCCEEDED',
+        version: 9,
+        attempt: 3,
+        ack: { by: 'me', at: 1, since: 0, state: 'SUCCEEDED' },
+      }),
+    );
+    expect(r.facts).toStrictEqual({ etags: {} });
   });
 });
 
@@ -110,7 +131,7 @@ describe('splitPoints: LIST ranges of at most ~8 pages', () => {
     Array.from({ length: n }, (_, i) =>
       record({
         runId: `run-${String(i).padStart(6, '0')}`,
-        nodes: Object.fromEntries(Array.from({ length: nodes }, (_, k) => [k, {}])) as never,
+        facts: { nodes: Object.fromEntries(Array.from({ length: nodes }, (_, k) => [k, {}])) as never },
       }),
     );
   it('lists a fleet of 1,000 single-node runs as one range: no request more than before', () => {

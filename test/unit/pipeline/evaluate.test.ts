@@ -4,7 +4,7 @@ import type { RunFiles } from '../../../lambdas/core/model/listing.js';
 import type { RunRecord } from '../../../lambdas/core/model/record.js';
 import { ALL_STATES, alertsOn, type RunState } from '../../../lambdas/core/model/states.js';
 import { assess } from '../../../lambdas/core/pipeline/evaluate.js';
-import { listed, obj, record } from '../../support/fakes.js';
+import { listed, obj, type RecordOverrides, record } from '../../support/fakes.js';
 
 const M = 60_000;
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
@@ -17,12 +17,15 @@ const T: Thresholds = {
 };
 
 /** A RUNNING record that knows step 100 from the progress.json `progressAt` (ETag current). */
-function knowing(progressAt: number, overrides: Partial<RunRecord> = {}): RunRecord {
+function knowing(progressAt: number, overrides: RecordOverrides = {}): RunRecord {
   return record({
-    step: 100,
-    stepAdvancedAt: progressAt,
-    etags: { progress: obj('progress', progressAt).etag },
     ...overrides,
+    facts: {
+      step: 100,
+      stepAdvancedAt: progressAt,
+      etags: { progress: obj('progress', progressAt).etag },
+      ...overrides.facts,
+    },
   });
 }
 
@@ -39,14 +42,14 @@ const cases: Case[] = [
   {
     name: '_complete beats _error and stale heartbeats',
     run: listed({ metadata: ago(60 * M), progress: ago(60 * M), error: ago(2 * M), complete: ago(1 * M) }),
-    known: record({ errorMessage: 'boom' }),
+    known: record({ facts: { errorMessage: 'boom' } }),
     state: 'SUCCEEDED',
     reason: /^_complete written 1m ago$/,
   },
   {
     name: '_error beats stale heartbeats and uses the last error line',
     run: listed({ metadata: ago(60 * M), progress: ago(60 * M), error: ago(1 * M) }),
-    known: record({ errorMessage: 'RuntimeError: CUDA out of memory', errorType: 'oom' }),
+    known: record({ errorType: 'oom', facts: { errorMessage: 'RuntimeError: CUDA out of memory' } }),
     state: 'FAILED',
     reason: /^RuntimeError: CUDA out of memory$/,
   },
@@ -74,13 +77,13 @@ const cases: Case[] = [
   {
     name: 'a stall beats a degraded finding',
     run: listed({ metadata: ago(1 * M), progress: ago(1 * M) }),
-    known: knowing(ago(1 * M), { stepAdvancedAt: ago(31 * M), findings: { clock: 'clock skew' } }),
+    known: knowing(ago(1 * M), { facts: { stepAdvancedAt: ago(31 * M), findings: { clock: 'clock skew' } } }),
     state: 'STALLED',
   },
   {
     name: 'one stale heartbeat beats a degraded finding',
     run: listed({ metadata: ago(11 * M), progress: ago(1 * M) }),
-    known: knowing(ago(1 * M), { findings: { clock: 'clock skew' } }),
+    known: knowing(ago(1 * M), { facts: { findings: { clock: 'clock skew' } } }),
     state: 'WARNING',
     reason: /^metadata\.json not updated for 11m \(threshold 10m\) while progress\.json is fresh$/,
   },
@@ -95,7 +98,7 @@ const cases: Case[] = [
     name: 'a finding degrades a fresh run to WARNING with the first finding (by key) as reason',
     run: listed({ metadata: ago(1 * M), progress: ago(1 * M) }),
     known: knowing(ago(1 * M), {
-      findings: { 'progress.json': 'invalid heartbeat: b', clock: 'clock skew: a' },
+      facts: { findings: { 'progress.json': 'invalid heartbeat: b', clock: 'clock skew: a' } },
     }),
     state: 'WARNING',
     reason: /^clock skew: a$/,
@@ -103,7 +106,7 @@ const cases: Case[] = [
   {
     name: 'fresh heartbeats and an advancing step are RUNNING',
     run: listed({ metadata: ago(1 * M), progress: ago(1 * M) }),
-    known: knowing(ago(1 * M), { totalSteps: 1000 }),
+    known: knowing(ago(1 * M), { facts: { totalSteps: 1000 } }),
     state: 'RUNNING',
     reason: /^heartbeats fresh, at step 100\/1000$/,
   },
@@ -215,27 +218,27 @@ describe('assess: stall', () => {
   const fresh = listed({ metadata: ago(1 * M), progress: ago(1 * M) });
 
   it('exactly at the stall threshold is not a stall; 1 ms past is', () => {
-    const at = (since: number) => assess(fresh, knowing(ago(1 * M), { stepAdvancedAt: ago(since) }), NOW, T);
+    const at = (since: number) =>
+      assess(fresh, knowing(ago(1 * M), { facts: { stepAdvancedAt: ago(since) } }), NOW, T);
     expect(at(30 * M).state).toBe('RUNNING');
     expect(at(30 * M + 1).state).toBe('STALLED');
   });
 
   it('an unknown step never stalls', () => {
     const known = record({
-      stepAdvancedAt: ago(60 * M),
-      etags: { progress: obj('progress', ago(1 * M)).etag },
+      facts: { stepAdvancedAt: ago(60 * M), etags: { progress: obj('progress', ago(1 * M)).etag } },
     });
     expect(assess(fresh, known, NOW, T).state).toBe('RUNNING');
   });
 
   it('a changed ETag bounds the unchanged time by the last write (the step may have moved)', () => {
-    const known = knowing(ago(40 * M), { stepAdvancedAt: ago(40 * M) });
-    expect(known.etags.progress).not.toBe(fresh.files.progress!.etag);
+    const known = knowing(ago(40 * M), { facts: { stepAdvancedAt: ago(40 * M) } });
+    expect(known.facts.etags.progress).not.toBe(fresh.files.progress!.etag);
     expect(assess(fresh, known, NOW, T).state).toBe('RUNNING');
   });
 
   it('a current ETag without stepAdvancedAt falls back to the last write', () => {
-    const known = knowing(ago(1 * M), { stepAdvancedAt: undefined });
+    const known = knowing(ago(1 * M), { facts: { stepAdvancedAt: undefined } });
     expect(assess(fresh, known, NOW, T).state).toBe('RUNNING');
   });
 
@@ -258,12 +261,12 @@ describe('assess: stall', () => {
 
 describe('assess: RESTARTING', () => {
   const issued = ago(5 * M);
-  const restarting = (overrides: Partial<RunRecord> = {}) =>
+  const restarting = (overrides: RecordOverrides = {}) =>
     record({ state: 'RESTARTING', restartIssuedAt: issued, attempt: 2, ...overrides });
 
   it('waits for a heartbeat newer than the restart, ignoring the old _error', () => {
     const run = listed({ metadata: ago(20 * M), progress: ago(20 * M), error: ago(19 * M) });
-    const v = assess(run, restarting({ errorMessage: 'old failure' }), NOW, T);
+    const v = assess(run, restarting({ facts: { errorMessage: 'old failure' } }), NOW, T);
     expect(v.state).toBe('RESTARTING');
     expect(v.reason).toBe("waiting for attempt 2's first heartbeat (restart issued 5m ago)");
   });
@@ -281,7 +284,7 @@ describe('assess: RESTARTING', () => {
 
   it('fails on an _error newer than the restart', () => {
     const run = listed({ metadata: ago(20 * M), error: issued + 1 });
-    const v = assess(run, restarting({ errorMessage: 'new failure' }), NOW, T);
+    const v = assess(run, restarting({ facts: { errorMessage: 'new failure' } }), NOW, T);
     expect(v).toMatchObject({ state: 'FAILED', reason: 'new failure' });
   });
 
@@ -309,8 +312,7 @@ describe('assess: RESTARTING', () => {
     const known = record({
       state: 'RUNNING',
       restartIssuedAt: issued,
-      step: 500,
-      stepAdvancedAt: NOW - 40 * M,
+      facts: { step: 500, stepAdvancedAt: NOW - 40 * M },
     });
     expect(assess(run, known, NOW, T).state).toBe('RUNNING');
   });

@@ -51,8 +51,8 @@ describe('observe: metadata.json', () => {
       checkpointDir: '/ckpt',
     });
     expect(r.attempt).toBe(3);
-    expect(r.etags.metadata).toBe(obj('metadata', NOW - M).etag);
-    expect(r.findings).toBeUndefined();
+    expect(r.facts.etags.metadata).toBe(obj('metadata', NOW - M).etag);
+    expect(r.facts.findings).toBeUndefined();
   });
 
   it('keeps the attempt it knows when metadata names none', () => {
@@ -71,22 +71,26 @@ describe('observe: metadata.json', () => {
   it('an invalid file is a finding that keeps what was known, and a valid read clears it', () => {
     const known = record({ meta: { phase: 'training' } });
     const bad = readMetadata(known, '{"phase": ');
-    expect(bad.findings?.['metadata.json']).toMatch(/^invalid heartbeat: metadata\.json is not valid JSON/);
+    expect(bad.facts.findings?.['metadata.json']).toMatch(
+      /^invalid heartbeat: metadata\.json is not valid JSON/,
+    );
     expect(bad.meta).toEqual({ phase: 'training' });
-    expect(bad.etags.metadata).toBeDefined();
+    expect(bad.facts.etags.metadata).toBeDefined();
     const good = readMetadata(bad, { phase: 'eval' });
-    expect(good.findings).toBeUndefined();
+    expect(good.facts.findings).toBeUndefined();
     expect(good.meta?.phase).toBe('eval');
   });
 
   it('a wrongly typed field is an invalid file that names the field', () => {
     const r = readMetadata(record(), { stale_minutes: 'ten' });
-    expect(r.findings?.['metadata.json']).toMatch(/^invalid heartbeat: metadata\.json: stale_minutes: /);
+    expect(r.facts.findings?.['metadata.json']).toMatch(
+      /^invalid heartbeat: metadata\.json: stale_minutes: /,
+    );
   });
 
   it('judges an oversized file by its LIST size without its body', () => {
     const r = readMetadata(record(), undefined, NOW - M, MAX_JSON_BYTES + 1);
-    expect(r.findings?.['metadata.json']).toBe(
+    expect(r.facts.findings?.['metadata.json']).toBe(
       `invalid heartbeat: metadata.json is ${MAX_JSON_BYTES + 1} bytes (at most ${MAX_JSON_BYTES})`,
     );
   });
@@ -95,8 +99,8 @@ describe('observe: metadata.json', () => {
     const run = listed({ metadata: NOW - M });
     const r = observe(record({ meta: { phase: 'p' } }), run, { metadata: undefined }, NOW);
     expect(r.meta).toEqual({ phase: 'p' });
-    expect(r.findings).toBeUndefined();
-    expect(r.etags.metadata).toBe(run.files.metadata!.etag);
+    expect(r.facts.findings).toBeUndefined();
+    expect(r.facts.etags.metadata).toBe(run.files.metadata!.etag);
   });
 });
 
@@ -112,46 +116,46 @@ describe('observe: clock skew', () => {
     { name: 'behind', offset: -(6 * M), text: /metadata\.json last_update is 6m behind S3's clock/ },
   ])('reports a metadata timestamp $name of LastModified', ({ offset, text }) => {
     const r = readMetadata(record(), { last_update: iso(lm + offset) }, lm);
-    const findings = Object.values(r.findings ?? {});
+    const findings = Object.values(r.facts.findings ?? {});
     expect(findings).toHaveLength(1);
     expect(findings[0]).toMatch(text);
   });
 
   it('tolerates exactly the maximum skew', () => {
-    expect(readMetadata(record(), { last_update: iso(lm + MAX_SKEW_MS) }, lm).findings).toBeUndefined();
-    expect(readMetadata(record(), { last_update: iso(lm - MAX_SKEW_MS) }, lm).findings).toBeUndefined();
+    expect(readMetadata(record(), { last_update: iso(lm + MAX_SKEW_MS) }, lm).facts.findings).toBeUndefined();
+    expect(readMetadata(record(), { last_update: iso(lm - MAX_SKEW_MS) }, lm).facts.findings).toBeUndefined();
   });
 
   it('reads unix seconds as a timestamp', () => {
-    expect(readMetadata(record(), { last_update: lm / 1000 }, lm).findings).toBeUndefined();
-    expect(readMetadata(record(), { last_update: lm / 1000 - 3600 }, lm).findings).toBeDefined();
+    expect(readMetadata(record(), { last_update: lm / 1000 }, lm).facts.findings).toBeUndefined();
+    expect(readMetadata(record(), { last_update: lm / 1000 - 3600 }, lm).facts.findings).toBeDefined();
   });
 
   it('reports a timestamp that is not one', () => {
     const r = readMetadata(record(), { last_update: 'yesterday' }, lm);
-    expect(Object.values(r.findings ?? {})).toEqual([
+    expect(Object.values(r.facts.findings ?? {})).toEqual([
       'metadata.json: last_update "yesterday" is not a timestamp',
     ]);
   });
 
   it('reports progress.json skew, and a later read without skew clears it', () => {
     const skewed = readProgress(record(), { step: 1, last_updated: iso(lm - 10 * M) }, lm);
-    expect(Object.values(skewed.findings ?? {})).toEqual([
+    expect(Object.values(skewed.facts.findings ?? {})).toEqual([
       expect.stringMatching(/progress\.json last_updated is 10m behind/),
     ]);
     const fixed = readProgress(skewed, { step: 2, last_updated: iso(lm + M) }, lm + M);
-    expect(fixed.findings).toBeUndefined();
+    expect(fixed.facts.findings).toBeUndefined();
   });
 
   it('a fixed metadata clock clears its finding', () => {
     const skewed = readMetadata(record(), { last_update: iso(lm + 10 * M) }, lm);
-    expect(readMetadata(skewed, { last_update: iso(lm) }, lm).findings).toBeUndefined();
+    expect(readMetadata(skewed, { last_update: iso(lm) }, lm).facts.findings).toBeUndefined();
   });
 
   it('a progress read without skew does not clear a metadata skew finding (no flapping)', () => {
     const skewed = readMetadata(record(), { last_update: iso(lm + 10 * M) }, lm);
     const after = readProgress(skewed, { step: 5, last_updated: iso(lm) }, lm);
-    expect(Object.values(after.findings ?? {})).toEqual([
+    expect(Object.values(after.facts.findings ?? {})).toEqual([
       expect.stringMatching(/metadata\.json last_update/),
     ]);
   });
@@ -159,7 +163,7 @@ describe('observe: clock skew', () => {
   it('a metadata read without skew does not clear a progress skew finding', () => {
     const skewed = readProgress(record(), { step: 1, last_updated: iso(lm - 10 * M) }, lm);
     const after = readMetadata(skewed, { last_update: iso(lm) }, lm);
-    expect(Object.values(after.findings ?? {})).toEqual([
+    expect(Object.values(after.facts.findings ?? {})).toEqual([
       expect.stringMatching(/progress\.json last_updated/),
     ]);
   });
@@ -170,7 +174,7 @@ describe('observe: progress.json and step tracking', () => {
 
   it('folds step, totals and loss, and starts tracking from the first step seen', () => {
     const r = readProgress(record(), { step: 100, total_steps: 1000, loss: 2.5, last_updated: iso(t0) }, t0);
-    expect(r).toMatchObject({
+    expect(r.facts).toMatchObject({
       step: 100,
       totalSteps: 1000,
       loss: 2.5,
@@ -179,31 +183,38 @@ describe('observe: progress.json and step tracking', () => {
       firstStep: 100,
       firstStepAt: t0,
     });
-    expect(r.etags.progress).toBe(obj('progress', t0).etag);
+    expect(r.facts.etags.progress).toBe(obj('progress', t0).etag);
   });
 
   it('folds learning_rate (shown in alerts and status); a later file without one clears it', () => {
     const r = readProgress(record(), { step: 100, learning_rate: 3e-4 }, t0);
-    expect(r.learningRate).toBe(3e-4);
-    expect(readProgress(r, { step: 101 }, t0 + M).learningRate).toBeUndefined();
+    expect(r.facts.learningRate).toBe(3e-4);
+    expect(readProgress(r, { step: 101 }, t0 + M).facts.learningRate).toBeUndefined();
   });
 
   it('an advanced step moves stepAdvancedAt to the progress LastModified (not to now)', () => {
     const first = readProgress(record(), { step: 100 }, t0);
     const next = readProgress(first, { step: 150 }, t0 + 10 * M);
-    expect(next).toMatchObject({ step: 150, stepAdvancedAt: t0 + 10 * M, firstStep: 100, firstStepAt: t0 });
+    expect(next.facts).toMatchObject({
+      step: 150,
+      stepAdvancedAt: t0 + 10 * M,
+      firstStep: 100,
+      firstStepAt: t0,
+    });
   });
 
   it('an unchanged step keeps stepAdvancedAt while progressCheckedAt moves on', () => {
     const first = readProgress(record(), { step: 100 }, t0, NOW - 30 * M);
     const same = readProgress(first, { step: 100, loss: 1.9 }, t0 + 20 * M);
-    expect(same).toMatchObject({ step: 100, stepAdvancedAt: t0, progressCheckedAt: NOW, loss: 1.9 });
+    expect(same.facts).toMatchObject({ step: 100, stepAdvancedAt: t0, progressCheckedAt: NOW, loss: 1.9 });
   });
 
   it('a resumed attempt below the first step rebases the rate', () => {
-    const known = record({ step: 900, firstStep: 500, firstStepAt: t0 - 60 * M, stepAdvancedAt: t0 });
+    const known = record({
+      facts: { step: 900, firstStep: 500, firstStepAt: t0 - 60 * M, stepAdvancedAt: t0 },
+    });
     const resumed = readProgress(known, { step: 400 }, t0 + 5 * M);
-    expect(resumed).toMatchObject({
+    expect(resumed.facts).toMatchObject({
       step: 400,
       firstStep: 400,
       firstStepAt: t0 + 5 * M,
@@ -212,8 +223,10 @@ describe('observe: progress.json and step tracking', () => {
   });
 
   it('a resumed attempt above the first step keeps the rate base', () => {
-    const known = record({ step: 900, firstStep: 500, firstStepAt: t0 - 60 * M, stepAdvancedAt: t0 });
-    expect(readProgress(known, { step: 700 }, t0 + 5 * M)).toMatchObject({
+    const known = record({
+      facts: { step: 900, firstStep: 500, firstStepAt: t0 - 60 * M, stepAdvancedAt: t0 },
+    });
+    expect(readProgress(known, { step: 700 }, t0 + 5 * M).facts).toMatchObject({
       firstStep: 500,
       firstStepAt: t0 - 60 * M,
     });
@@ -222,13 +235,10 @@ describe('observe: progress.json and step tracking', () => {
   it("a restarted attempt's first progress starts a new stall clock and rate, even at the same step", () => {
     const restartAt = t0 + 2 * M;
     const known = record({
-      step: 900,
-      firstStep: 500,
-      firstStepAt: t0 - 60 * M,
-      stepAdvancedAt: t0,
       restartIssuedAt: restartAt,
+      facts: { step: 900, firstStep: 500, firstStepAt: t0 - 60 * M, stepAdvancedAt: t0 },
     });
-    expect(readProgress(known, { step: 900 }, t0 + 5 * M)).toMatchObject({
+    expect(readProgress(known, { step: 900 }, t0 + 5 * M).facts).toMatchObject({
       step: 900,
       stepAdvancedAt: t0 + 5 * M,
       firstStep: 900,
@@ -237,10 +247,10 @@ describe('observe: progress.json and step tracking', () => {
   });
 
   it('null totals and loss clear what was known', () => {
-    const known = record({ step: 1, totalSteps: 10, loss: 3 });
+    const known = record({ facts: { step: 1, totalSteps: 10, loss: 3 } });
     const r = readProgress(known, { step: 2, total_steps: null, loss: null }, t0);
-    expect(r.totalSteps).toBeUndefined();
-    expect(r.loss).toBeUndefined();
+    expect(r.facts.totalSteps).toBeUndefined();
+    expect(r.facts.loss).toBeUndefined();
   });
 
   it.each([
@@ -249,18 +259,18 @@ describe('observe: progress.json and step tracking', () => {
     ['a fractional step', { step: 1.5 }],
     ['a missing step', { loss: 1 }],
   ])('%s is an invalid file: step stays, the read is still counted', (_name, body) => {
-    const known = record({ step: 40, stepAdvancedAt: t0 });
+    const known = record({ facts: { step: 40, stepAdvancedAt: t0 } });
     const r = readProgress(known, body, t0 + M);
-    expect(r.findings?.['progress.json']).toMatch(/^invalid heartbeat: progress\.json: step: /);
-    expect(r).toMatchObject({ step: 40, stepAdvancedAt: t0, progressCheckedAt: NOW });
-    expect(readProgress(r, { step: 41 }, t0 + 2 * M).findings).toBeUndefined();
+    expect(r.facts.findings?.['progress.json']).toMatch(/^invalid heartbeat: progress\.json: step: /);
+    expect(r.facts).toMatchObject({ step: 40, stepAdvancedAt: t0, progressCheckedAt: NOW });
+    expect(readProgress(r, { step: 41 }, t0 + 2 * M).facts.findings).toBeUndefined();
   });
 
   it('an oversized progress.json is judged by its LIST size', () => {
     const run = listed({ progress: obj('progress', t0, { size: MAX_JSON_BYTES + 1 }) });
-    const r = observe(record({ step: 3 }), run, { progress: undefined }, NOW);
-    expect(r.findings?.['progress.json']).toMatch(/is 262145 bytes/);
-    expect(r.step).toBe(3);
+    const r = observe(record({ facts: { step: 3 } }), run, { progress: undefined }, NOW);
+    expect(r.facts.findings?.['progress.json']).toMatch(/is 262145 bytes/);
+    expect(r.facts.step).toBe(3);
   });
 });
 
@@ -279,10 +289,10 @@ describe('observe: _error, log and _complete', () => {
       log: bytes('step 1\nstep 2 loss 1.0\n'),
     };
     const r = await classifyError(observe(known, run, reads, NOW), reads, classify);
-    expect(r.errorMessage).toBe('RuntimeError: CUDA out of memory');
+    expect(r.facts.errorMessage).toBe('RuntimeError: CUDA out of memory');
     expect(r.errorType).toBe('oom');
-    expect(r.lastLogLine).toBe('step 2 loss 1.0');
-    expect(r.etags.error).toBe(run.files.error!.etag);
+    expect(r.facts.lastLogLine).toBe('step 2 loss 1.0');
+    expect(r.facts.etags.error).toBe(run.files.error!.etag);
     expect(classify).toHaveBeenCalledTimes(1);
     const [text, profile] = classify.mock.calls[0]!;
     expect(text).toContain('CUDA out of memory');
@@ -296,24 +306,25 @@ describe('observe: _error, log and _complete', () => {
     const r = await classifyError(observe(record(), run, reads, NOW), reads, async () => ({
       error_type: 'exception',
     }));
-    expect(r.errorMessage).toBe('_error written (empty)');
+    expect(r.facts.errorMessage).toBe('_error written (empty)');
     expect(r.errorType).toBe('exception');
   });
 
   it('decodes non-UTF-8 error text leniently', () => {
     const raw = new Uint8Array([...bytes('NCCL error: '), 0xff, 0xfe, ...bytes(' bad')]);
     const r = observe(record(), run, { error: raw }, NOW);
-    expect(r.errorMessage).toBe('NCCL error: \uFFFD\uFFFD bad');
+    expect(r.facts.errorMessage).toBe('NCCL error: \uFFFD\uFFFD bad');
   });
 
   it('a _complete summary with an integer step sets the step; text or a bad step does not', () => {
     const done = listed({ complete: NOW });
-    const at = (body: unknown) => observe(record({ step: 7 }), done, { complete: bytes(body) }, NOW);
-    expect(at({ step: 1000, loss: 0.1 }).step).toBe(1000);
-    expect(at({ step: 1.5 }).step).toBe(7);
-    expect(at('done').step).toBe(7);
-    expect(at('').step).toBe(7);
-    expect(at({ step: 1000 }).etags.complete).toBe(done.files.complete!.etag);
+    const at = (body: unknown) =>
+      observe(record({ facts: { step: 7 } }), done, { complete: bytes(body) }, NOW);
+    expect(at({ step: 1000, loss: 0.1 }).facts.step).toBe(1000);
+    expect(at({ step: 1.5 }).facts.step).toBe(7);
+    expect(at('done').facts.step).toBe(7);
+    expect(at('').facts.step).toBe(7);
+    expect(at({ step: 1000 }).facts.etags.complete).toBe(done.files.complete!.etag);
   });
 });
 
@@ -329,7 +340,7 @@ describe('newRecord', () => {
       since: NOW,
       updatedAt: NOW,
       firstSeenAt: NOW - 4 * M,
-      etags: {},
+      facts: { etags: {} },
     });
   });
 });

@@ -4,7 +4,7 @@ import type { RunFiles } from '../../../lambdas/core/model/listing.js';
 import type { RunRecord } from '../../../lambdas/core/model/record.js';
 import { planReads } from '../../../lambdas/core/pipeline/plan.js';
 import type { RunFileName } from '../../../lambdas/core/protocol/files.js';
-import { listed, record } from '../../support/fakes.js';
+import { listed, type RecordOverrides, record } from '../../support/fakes.js';
 
 const M = 60_000;
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
@@ -16,14 +16,17 @@ const T: Thresholds = {
 };
 
 /** A RUNNING run whose stored ETags match `run` (everything already read), then `overrides`. */
-function upToDate(run: RunFiles, overrides: Partial<RunRecord> = {}): RunRecord {
+function upToDate(run: RunFiles, overrides: RecordOverrides = {}): RunRecord {
   const etags = Object.fromEntries(Object.entries(run.files).map(([k, o]) => [k, o.etag]));
   return record({
-    etags,
-    step: 10,
-    stepAdvancedAt: NOW - 2 * M,
-    progressCheckedAt: NOW - 2 * M,
     ...overrides,
+    facts: {
+      etags,
+      step: 10,
+      stepAdvancedAt: NOW - 2 * M,
+      progressCheckedAt: NOW - 2 * M,
+      ...overrides.facts,
+    },
   });
 }
 
@@ -38,7 +41,7 @@ describe('planReads', () => {
   });
 
   it('reads nothing for a healthy run whose progress changed but is not due', () => {
-    const known = upToDate(fresh, { etags: {}, progressCheckedAt: NOW - 15 * M + 1 });
+    const known = upToDate(fresh, { facts: { etags: {}, progressCheckedAt: NOW - 15 * M + 1 } });
     expect(plan(fresh, known)).toEqual([]);
   });
 
@@ -54,38 +57,42 @@ describe('planReads', () => {
 
   it('reads a changed progress.json once half the stall threshold has passed since the last read', () => {
     const changed = (checked: number) =>
-      upToDate(fresh, { etags: { metadata: fresh.files.metadata!.etag }, progressCheckedAt: checked });
+      upToDate(fresh, {
+        facts: { etags: { metadata: fresh.files.metadata!.etag }, progressCheckedAt: checked },
+      });
     expect(plan(fresh, changed(NOW - 15 * M))).toEqual(['progress']);
     expect(plan(fresh, changed(NOW - 15 * M + 1))).toEqual([]);
   });
 
   it('reads a changed progress.json it has never read', () => {
     const known = upToDate(fresh, {
-      etags: { metadata: fresh.files.metadata!.etag },
-      progressCheckedAt: undefined,
+      facts: { etags: { metadata: fresh.files.metadata!.etag }, progressCheckedAt: undefined },
     });
     expect(plan(fresh, known)).toEqual(['progress']);
   });
 
   it('does not read an unchanged progress.json even when due', () => {
-    expect(plan(fresh, upToDate(fresh, { progressCheckedAt: NOW - 60 * M }))).toEqual([]);
+    expect(plan(fresh, upToDate(fresh, { facts: { progressCheckedAt: NOW - 60 * M } }))).toEqual([]);
   });
 
   it('uses the phase stall threshold for the progress cadence', () => {
     const known = upToDate(fresh, {
-      etags: { metadata: fresh.files.metadata!.etag },
       meta: { phase: 'checkpointing' },
-      progressCheckedAt: NOW - 20 * M,
+      facts: { etags: { metadata: fresh.files.metadata!.etag }, progressCheckedAt: NOW - 20 * M },
     });
     expect(plan(fresh, known)).toEqual([]);
-    expect(plan(fresh, { ...known, progressCheckedAt: NOW - 23 * M })).toEqual(['progress']);
+    expect(plan(fresh, { ...known, facts: { ...known.facts, progressCheckedAt: NOW - 23 * M } })).toEqual([
+      'progress',
+    ]);
   });
 
   it('a stall suspect forces a read of a changed progress.json before it is due', () => {
     const known = upToDate(fresh, {
-      etags: { metadata: fresh.files.metadata!.etag },
-      progressCheckedAt: NOW - M,
-      stepAdvancedAt: NOW - 31 * M,
+      facts: {
+        etags: { metadata: fresh.files.metadata!.etag },
+        progressCheckedAt: NOW - M,
+        stepAdvancedAt: NOW - 31 * M,
+      },
     });
     expect(plan(fresh, known)).toEqual(['progress']);
   });
@@ -94,8 +101,7 @@ describe('planReads', () => {
     // progress.json stopped 12m ago (WARNING in sight); metadata.json kept changing.
     const run = listed({ metadata: NOW - M, progress: NOW - 12 * M });
     const known = upToDate(run, {
-      etags: { progress: run.files.progress!.etag },
-      progressCheckedAt: NOW - M,
+      facts: { etags: { progress: run.files.progress!.etag }, progressCheckedAt: NOW - M },
     });
     expect(plan(run, known)).toEqual(['metadata']);
   });
@@ -124,9 +130,11 @@ describe('planReads', () => {
   it('a run degraded by a finding re-reads its changed heartbeats, so it can recover', () => {
     const known = upToDate(fresh, {
       state: 'WARNING',
-      etags: {},
-      progressCheckedAt: NOW - M,
-      findings: { 'metadata.json': 'invalid heartbeat: metadata.json is empty' },
+      facts: {
+        etags: {},
+        progressCheckedAt: NOW - M,
+        findings: { 'metadata.json': 'invalid heartbeat: metadata.json is empty' },
+      },
     });
     expect(plan(fresh, known)).toEqual(sorted('metadata', 'progress'));
   });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandResult, CommandRunner } from '../../../lambdas/core/model/ports.js';
+import type { AttemptFacts } from '../../../lambdas/core/model/slices/attempt.js';
 import type { NodeSummaries } from '../../../lambdas/core/model/slices/nodes.js';
+import type { StackSummary } from '../../../lambdas/core/model/slices/stacks.js';
 import { type RemediationDeps, remediate } from '../../../lambdas/core/remediation/index.js';
 import { loadPolicy } from '../../../lambdas/core/remediation/policy/index.js';
 import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier, record } from '../../support/fakes.js';
@@ -42,7 +44,7 @@ function world(
   n = 4,
   missingInstance?: number,
   state: 'TIMED_OUT' | 'WARNING' | 'STALLED' = 'TIMED_OUT',
-  extra: Record<string, unknown> = {},
+  extra: Partial<AttemptFacts> = {},
 ) {
   const runs = new FakeRunStore();
   runs.put(
@@ -63,11 +65,8 @@ function world(
   states.seed(
     record({
       state,
-      step: 5200,
-      stepAdvancedAt: NOW - 30 * M,
-      nodes,
+      facts: { step: 5200, stepAdvancedAt: NOW - 30 * M, nodes, ...extra },
       meta: { nodes: n, startedAt: NOW - 3 * 24 * 60 * M },
-      ...extra,
     }),
   );
   const slack = new RecordingNotifier('slack');
@@ -152,7 +151,7 @@ describe('remediation of a multi-node run', () => {
 
   it('a stalled run whose client wrote stacks: the sweep’s verdict names the culprit and its family (a lock: deadlock)', async () => {
     const runner = new Nodes(() => ok(GONE.replace('false', 'true')));
-    const stacks = {
+    const stacks: StackSummary = {
       attempt: 1,
       etags: {},
       waits: {
@@ -173,7 +172,7 @@ describe('remediation of a multi-node run', () => {
 
   it('a run TIMED_OUT after the job’s watchdog killed every process: the stacks written before name the culprit (issue 30)', async () => {
     const runner = new Nodes(() => ok(GONE));
-    const stacks = {
+    const stacks: StackSummary = {
       attempt: 1,
       etags: {},
       waits: {

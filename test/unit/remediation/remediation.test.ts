@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandResult, CommandRunner } from '../../../lambdas/core/model/ports.js';
-import type { RunRecord } from '../../../lambdas/core/model/record.js';
 import { type RemediationDeps, remediate } from '../../../lambdas/core/remediation/index.js';
 import { POLICY_PRESETS } from '../../../lambdas/core/remediation/policy/index.js';
-import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier, record } from '../../support/fakes.js';
+import {
+  FakeRunStore,
+  FakeStateStore,
+  NO_WAIT,
+  RecordingNotifier,
+  type RecordOverrides,
+  record,
+} from '../../support/fakes.js';
 
 const NOW = 1_800_000_000_000;
 const NCCL =
@@ -36,7 +42,7 @@ class ScriptedRunner implements CommandRunner {
 
 const GONE = 'process.source=pattern\nprocess.alive=false\nend=ok\n';
 
-function world(rec: Partial<RunRecord>, runner: CommandRunner, meta: Record<string, unknown> = {}) {
+function world(rec: RecordOverrides, runner: CommandRunner, meta: Record<string, unknown> = {}) {
   const runs = new FakeRunStore();
   runs.put(
     'r1',
@@ -53,7 +59,12 @@ function world(rec: Partial<RunRecord>, runner: CommandRunner, meta: Record<stri
   runs.put('r1', 'error', NCCL, NOW - 4000);
   const states = new FakeStateStore();
   states.seed(
-    record({ state: 'FAILED', errorType: 'nccl_timeout', step: 300, stepAdvancedAt: NOW - 60_000, ...rec }),
+    record({
+      state: 'FAILED',
+      errorType: 'nccl_timeout',
+      ...rec,
+      facts: { step: 300, stepAdvancedAt: NOW - 60_000, ...rec.facts },
+    }),
   );
   const slack = new RecordingNotifier('slack');
   const archived: string[] = [];
@@ -154,8 +165,7 @@ describe('remediate', () => {
     const { deps } = world(
       {
         attempt: 3,
-        step: 250,
-        stepAdvancedAt: NOW - 60_000,
+        facts: { step: 250, stepAdvancedAt: NOW - 60_000 },
         remediation: {
           restarts: 2,
           attemptStartedAt: NOW - 30_000,
@@ -225,8 +235,7 @@ describe('remediate counts attempts itself', () => {
     const { deps, states, archived } = world(
       {
         attempt: 1,
-        step: 900,
-        stepAdvancedAt: NOW - 10_000,
+        facts: { step: 900, stepAdvancedAt: NOW - 10_000 },
         remediation: { restarts: 1, attemptStartedAt: NOW - 120_000, bestSteps: { '1': 500 }, history: [] },
       },
       runner,

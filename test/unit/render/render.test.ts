@@ -114,6 +114,14 @@ describe('slackMessage', () => {
     ]);
   });
 
+  it('shows the learning rate as a field after the loss: the tenth, the most Slack takes', () => {
+    const fields = blocksOf(alert({ learningRate: 0.000299999 }))
+      .find((b) => b.fields)!
+      .fields!.map((f) => f.text);
+    expect(fields).toHaveLength(SLACK_LIMITS.fields);
+    expect(fields.slice(-2)).toEqual(['*Loss*\n2.346', '*Learning rate*\n0.0003']);
+  });
+
   it('leaves out facts that are absent, and blocks that would be empty', () => {
     const bare = alert({
       instanceId: undefined,

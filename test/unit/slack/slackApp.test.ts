@@ -330,7 +330,7 @@ describe('/trainwatch status', () => {
       since: NOW,
       updatedAt: NOW,
       firstSeenAt: NOW,
-      etags: {},
+      facts: { etags: {} },
       ...o,
     }) as RunRecord;
 

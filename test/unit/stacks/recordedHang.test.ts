@@ -57,7 +57,7 @@ describe('a hang recorded with real torch (gloo): node 1 in its data loader, nod
     expect(stalled[0]!.reason).toMatch(
       /^step 19 has not advanced for \d+s \(threshold 20s\) while heartbeats are fresh; node 0 waits in `all_reduce` \(hang\.py:18\); node 1 is in `DataLoader\.__next__` \(queues\.get, hang\.py:16\): node 1's data loader is the likely cause$/,
     );
-    expect((await h.states.get('r1'))!.stacks).toMatchObject({ suspects: [1], family: 'hang' });
+    expect((await h.states.get('r1'))!.facts.stacks).toMatchObject({ suspects: [1], family: 'hang' });
   });
 });
 
@@ -78,6 +78,6 @@ describe('a frozen node recorded with real torch (gloo): node 1 stopped whole (S
     expect(stalled[0]!.reason).toMatch(
       /; node 0 waits in `all_reduce` \(frozen\.py:\d+\); node 1: no stack; its heartbeat stopped \d+s ago: node 1 is the likely cause \(frozen whole, or gone\)$/,
     );
-    expect((await h.states.get('r1'))!.stacks).toMatchObject({ suspects: [1] });
+    expect((await h.states.get('r1'))!.facts.stacks).toMatchObject({ suspects: [1] });
   });
 });

@@ -49,8 +49,8 @@ describe('a stalled run is explained by its stacks (protocol v1.2)', () => {
     );
     expect(stalled[0]!.action).toMatch(/^The reason says where each node's training thread waits/);
     const rec = (await h.states.get('r1'))!;
-    expect(rec.stacks).toMatchObject({ suspects: [2], family: 'hang' });
-    expect(rec.stacks!.waits['2']).toMatchObject({ kind: 'data_loader', at: 'dataset.py:41' });
+    expect(rec.facts.stacks).toMatchObject({ suspects: [2], family: 'hang' });
+    expect(rec.facts.stacks!.waits['2']).toMatchObject({ kind: 'data_loader', at: 'dataset.py:41' });
     // Each stack file was read once: the next sweeps reuse the verdict until a file changes.
     expect(stackReads(h.runs.reads)).toEqual(['r1/stacks/0', 'r1/stacks/1', 'r1/stacks/2', 'r1/stacks/3']);
   });
@@ -78,7 +78,7 @@ describe('a stalled run is explained by its stacks (protocol v1.2)', () => {
     expect(stalled.reason).toMatch(
       /node 0 waits in `all_reduce` .*node 1: no stack; its heartbeat stopped \d+m ago: node 1 is the likely cause \(frozen whole, or gone\)$/,
     );
-    expect((await h.states.get('r1'))!.stacks!.suspects).toEqual([1]);
+    expect((await h.states.get('r1'))!.facts.stacks!.suspects).toEqual([1]);
   });
 
   it('ignores a stack older than its node’s step (the node moved on), and a run with none says only the stall', async () => {
@@ -87,7 +87,7 @@ describe('a stalled run is explained by its stacks (protocol v1.2)', () => {
     await h.run(50);
     const rec = (await h.states.get('r1'))!;
     expect(rec.state).toBe('STALLED');
-    expect(rec.stacks).toBeUndefined();
+    expect(rec.facts.stacks).toBeUndefined();
     expect(rec.reason).toMatch(/while heartbeats are fresh$/);
   });
 
@@ -101,7 +101,7 @@ describe('a stalled run is explained by its stacks (protocol v1.2)', () => {
     expect(rec.state).toBe('STALLED');
     // Named with its problem, but not blamed: a node that wrote an unusable stack was stuck too, where is unknown.
     expect(rec.reason).toMatch(/node 2: stacks\/2\.json: threads\.0\.frames: [^;]*: no node stands out/);
-    expect(rec.stacks!.suspects).toEqual([]);
+    expect(rec.facts.stacks!.suspects).toEqual([]);
     h.runs.put('r1', 'stacks/2.json', 'x'.repeat(70_000), T0 + 51 * M);
     await h.check(T0 + 51 * M);
     expect((await h.states.get('r1'))!.reason).toMatch(
@@ -120,6 +120,6 @@ describe('a stalled run is explained by its stacks (protocol v1.2)', () => {
     await h.check(T0 + 51 * M);
     const rec = (await h.states.get('r1'))!;
     expect(rec.state).toBe('RUNNING');
-    expect(rec.stacks).toBeUndefined();
+    expect(rec.facts.stacks).toBeUndefined();
   });
 });
