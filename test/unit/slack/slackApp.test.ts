@@ -5,6 +5,7 @@ import {
 } from '../../../lambdas/adapters/channels/slack/slackSignature.js';
 import type { Alert } from '../../../lambdas/core/model/alert.js';
 import type { RunRecord } from '../../../lambdas/core/model/record.js';
+import { ec2Platform } from '../../../lambdas/core/remediation/ec2Platform.js';
 import { offersRestart } from '../../../lambdas/core/remediation/offer.js';
 import { loadPolicy } from '../../../lambdas/core/remediation/policy/index.js';
 import {
@@ -251,13 +252,17 @@ describe('restart offers', () => {
   const rec = { state: 'FAILED', attempt: 1 } as RunRecord;
   const settings = { policy, profile: 'production', commands: {}, restartDocument: 'doc' };
   const probe = { ok: true as const, summary: { lines: [] } as never };
-  const a = (errorType: string | null, restarts = 0, job = true) =>
-    ({
+  const a = (errorType: string | null, restarts = 0, job = true) => {
+    const target = job ? { job: { command: 'x' }, problems: [] } : { problems: [] };
+    // On EC2: a restart needs a command for the job and the restart document (ec2Platform's cannotRestart).
+    return {
       errorType,
       restarts,
       seen: { probe },
-      target: job ? { job: { command: 'x' }, problems: [] } : { problems: [] },
-    }) as never;
+      target,
+      platform: ec2Platform({ settings } as never, target),
+    } as never;
+  };
   const held = {
     action: 'alert' as const,
     mode: 'crash' as const,
