@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { App } from 'aws-cdk-lib';
 import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { parseConfig } from '../lib/config.js';
-import { CLASSIFY, PROJECT_ROOT, SLACK_CHUNKS } from '../lib/functions.js';
+import { CLASSIFY, EKS, PROJECT_ROOT, SLACK_CHUNKS } from '../lib/functions.js';
 import { TrainwatchStack } from '../lib/stack.js';
 import { BUNDLES_BEFORE, TARGETS } from './before.js';
 
@@ -19,8 +19,9 @@ export interface Bundle {
   /** The entry file Lambda loads (`index.mjs`). */
   readonly file: string;
   /**
-   * Its chunks: the classifier's rules (`classify.mjs`, loaded on the first failure it classifies) and the Slack
-   * channels (`slack-webhook.mjs`, `slack-app.mjs`, loaded on the first Slack alert), each its own file beside it.
+   * Its chunks: the classifier's rules (`classify.mjs`, loaded on the first failure it classifies), the Slack
+   * channels (`slack-webhook.mjs`, `slack-app.mjs`, loaded on the first Slack alert) and, for remediation, the EKS
+   * platform (`eks.mjs`, loaded on the first run on EKS), each its own file beside it.
    */
   readonly chunks: readonly string[];
 }
@@ -57,7 +58,7 @@ export function buildBundles(): { outdir: string; bundles: Bundle[] } {
       name: name as Bundle['name'],
       dir,
       file: join(dir, 'index.mjs'),
-      chunks: [CLASSIFY, ...SLACK_CHUNKS].map((c) => join(dir, c.file)).filter((f) => existsSync(f)),
+      chunks: [CLASSIFY, ...SLACK_CHUNKS, EKS].map((c) => join(dir, c.file)).filter((f) => existsSync(f)),
     });
   }
   return { outdir, bundles };
@@ -208,7 +209,9 @@ export async function benchBundles(runs = 7): Promise<void> {
             '',
             basename(file) === CLASSIFY.file
               ? 'loaded on the first failure classified'
-              : 'loaded on the first Slack alert',
+              : basename(file) === EKS.file
+                ? 'loaded on the first run on EKS'
+                : 'loaded on the first Slack alert',
           ]),
         );
       }
@@ -223,7 +226,7 @@ export async function benchBundles(runs = 7): Promise<void> {
       '  SDK clients: those imported at cold start; SNS, EventBridge and SSM are imported on first use (an alert, a parameter).',
     );
     console.log(
-      "  + classify.mjs: the classifier's rules; slack-webhook.mjs, slack-app.mjs: the Slack channels (the webhook's; the app's with the Web API client); each its own file in the asset, imported on first use; \"own code\" is its import time.",
+      "  + classify.mjs: the classifier's rules; slack-webhook.mjs, slack-app.mjs: the Slack channels (the webhook's; the app's with the Web API client); eks.mjs: the EKS platform (remediation); each its own file in the asset, imported on first use; \"own code\" is its import time.",
     );
     console.log(`  targets: ${checks.join('; ')}`);
     console.log(

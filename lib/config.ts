@@ -78,7 +78,11 @@ export const TrainwatchConfigSchema = z
       })
       .prefault({}),
     remediation: z
-      .strictObject({ enabled: z.boolean().default(true), ...fileFields('remediation') })
+      .strictObject({
+        enabled: z.boolean().default(true),
+        ...fileFields('remediation'),
+        eks: z.strictObject(fileFields('remediation.eks')).prefault({}),
+      })
       .prefault({}),
     removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
     retention: z

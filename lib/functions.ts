@@ -9,6 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CLASSIFY_CHUNK } from '../lambdas/adapters/loaders/classifier.js';
+import { EKS_CHUNK } from '../lambdas/adapters/platforms/eks/load.js';
 import { acknowledge, checkovSkip } from './nag.js';
 
 /** The repository root: entries, tsconfig and the lock file are found from here. */
@@ -68,6 +69,13 @@ export const SLACK_CHUNKS: readonly Chunk[] = [
   },
 ];
 
+/** Runs on EKS (the Kubernetes calls and the EKS token): loaded by remediation on the first run on EKS. */
+export const EKS: Chunk = {
+  define: '__TRAINWATCH_EKS_CHUNK__',
+  entry: 'lambdas/adapters/platforms/eks/index.ts',
+  file: EKS_CHUNK,
+};
+
 /** The esbuild command that builds one chunk beside a function's `index.mjs`. */
 function chunkCommand(inputDir: string, outputDir: string, c: Chunk): string {
   return [
@@ -122,8 +130,17 @@ function bundling(chunks: readonly Chunk[]): nodejs.BundlingOptions {
 
 /** The Slack endpoint's bundling: no Slack channel (it answers Slack itself); the rules only if it ever classifies. */
 export const BUNDLING = bundling([CLASSIFY]);
-/** The bundling of a function that alerts (sweep, sentinel, remediate): the classifier and the Slack channels. */
+/** The bundling of a function that alerts (sweep, sentinel): the classifier and the Slack channels. */
 export const ALERTING_BUNDLING = bundling([CLASSIFY, ...SLACK_CHUNKS]);
+/** The remediation function's: those, and the EKS platform. */
+export const REMEDIATION_BUNDLING = bundling([CLASSIFY, ...SLACK_CHUNKS, EKS]);
+
+const BUNDLINGS: Record<keyof typeof HANDLERS, nodejs.BundlingOptions> = {
+  sweep: ALERTING_BUNDLING,
+  sentinel: ALERTING_BUNDLING,
+  remediate: REMEDIATION_BUNDLING,
+  slack: BUNDLING,
+};
 
 /** checkov findings on every function that this design accepts (docs/DEPLOY.md, "IaC scanner findings"). */
 const CHECKOV_ACCEPTED: [string, string][] = [
@@ -222,7 +239,7 @@ export class WatchdogFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      bundling: props.handler === 'slack' ? BUNDLING : ALERTING_BUNDLING,
+      bundling: BUNDLINGS[props.handler],
       awsSdkConnectionReuse: false,
       retryAttempts: props.retryAttempts,
       maxEventAge: props.maxEventAge,

@@ -1,6 +1,7 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as eks from 'aws-cdk-lib/aws-eks';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -15,6 +16,7 @@ import { EventRules } from '../lambdas/core/remediation/eventRules.js';
 import { WatchdogAlarms } from './alarms.js';
 import { createDashboard } from './dashboard.js';
 import { DEFAULTS } from './defaults.js';
+import { eksAccessEntries } from './eksAccess.js';
 import { commonEnvironment, remediationEnvironment } from './environment.js';
 import { WatchdogFunction } from './functions.js';
 import {
@@ -60,6 +62,8 @@ export class TrainingRunMonitor extends Construct {
   readonly sentinel: WatchdogFunction;
   readonly remediate?: WatchdogFunction;
   readonly documents?: RemediationDocuments;
+  /** The remediation role's access entry on each configured EKS cluster (`remediation.eks.clusters`). */
+  readonly eksAccessEntries: eks.CfnAccessEntry[] = [];
   /** The Slack app's endpoint (buttons, `/trainwatch status`), when `slack.signingSecretParameterName` is set. */
   readonly slackEndpoint?: SlackEndpoint;
   /** Attach to the training instances' role: write heartbeats (and SSM output) under the prefixes only. */
@@ -210,6 +214,7 @@ export class TrainingRunMonitor extends Construct {
         managedTag: rem.managedTag,
         ssmOutputPrefix: rem.ssmOutputPrefix,
       });
+      this.eksAccessEntries = eksAccessEntries(this, this.remediate.role, rem.eks.clusters ?? []);
       remediationRule(this, {
         bus: this.eventBus,
         target: this.remediate.function,

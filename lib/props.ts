@@ -5,7 +5,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { SETTINGS } from '../lambdas/settings/index.js';
-import type { ManagedTag, PropsOf, RestartCommand } from './settings/index.js';
+import type { EksCluster, ManagedTag, PropsOf, RestartCommand } from './settings/index.js';
 
 type Settings = typeof SETTINGS;
 
@@ -21,7 +21,7 @@ export interface ThresholdProps extends PropsOf<Settings['thresholds']> {}
  */
 export interface HealthProps extends PropsOf<Settings['health']> {}
 
-export type { ManagedTag, RestartCommand };
+export type { EksCluster, ManagedTag, RestartCommand };
 
 /**
  * The Slack app: one thread per run attempt, buttons and `/trainwatch status` (docs/ONCALL.md, "Slack app"). Each

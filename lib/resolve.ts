@@ -5,7 +5,7 @@ import { ConfigError } from '../lambdas/core/base/errors.js';
 import type { SETTINGS } from '../lambdas/settings/index.js';
 import { DEFAULTS, LAMBDA_ENV_LIMIT_BYTES } from './defaults.js';
 import type { TrainingRunMonitorProps } from './props.js';
-import { type ResolvedOf, resolveSettings } from './settings/index.js';
+import { CODECS, type ResolvedOf, resolveSettings } from './settings/index.js';
 
 type Settings = ResolvedOf<typeof SETTINGS>;
 
@@ -68,15 +68,17 @@ function reservedConcurrency(
 
 /** Checks that span settings: each one alone is checked by its kind (lib/settings/kinds.ts). */
 function checkTogether(s: Settings, props: TrainingRunMonitorProps): void {
+  const eks = s.remediation.eks.clusters;
   const tunables =
     JSON.stringify(s.remediation.restartPolicy).length +
     JSON.stringify(s.remediation.restartCommands).length +
+    (eks ? CODECS.eksClusters.toEnv(eks).length : 0) +
     (typeof props.profile === 'object' ? s.profile.length : 0);
   // Lambda caps a function's whole environment at 4 KB; leave room for the names and ARNs.
   if (tunables > LAMBDA_ENV_LIMIT_BYTES - 1500)
     fail(
       'remediation',
-      `restartPolicy, restartCommands and a custom profile take ${tunables} bytes; keep them under ${LAMBDA_ENV_LIMIT_BYTES - 1500} (Lambda environment limit)`,
+      `restartPolicy, restartCommands, eks.clusters (each with its CA, ~1.5 KB) and a custom profile take ${tunables} bytes; keep them under ${LAMBDA_ENV_LIMIT_BYTES - 1500} (Lambda environment limit)`,
     );
   // The Slack app posts to one channel; its endpoint acts on the threads the app posted.
   if (s.slack.botTokenParameterName && !s.slack.channel)

@@ -55,10 +55,11 @@ type Flat<T, Pre extends string = ''> = {
 type Merge<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
 type Top<F> = { readonly [K in keyof F as K extends `${string}.${string}` ? never : K]: F[K] };
 type GroupOf<K> = K extends `${infer G}.${string}` ? G : never;
+// Groups nest as deep as the registry does (`remediation.eks.clusters`).
 type Nest<F> = Top<F> & {
-  readonly [G in GroupOf<keyof F>]: {
-    readonly [J in keyof F as J extends `${G}.${infer N}` ? N : never]: F[J];
-  };
+  readonly [G in GroupOf<keyof F>]: Nest<{
+    [J in keyof F as J extends `${G}.${infer N}` ? N : never]: F[J];
+  }>;
 };
 
 /** The parsed values of SETTINGS and WIRING, as the runtime `Config` holds them. */

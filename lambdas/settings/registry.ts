@@ -2,6 +2,7 @@ import { formatDuration } from '../core/base/duration.js';
 import { FIXED } from '../core/detection/thresholds.js';
 import { parsePercent } from '../core/health/settings.js';
 import { days, duration, int, keyPrefix, optionalDuration, phases, word } from './define.js';
+import { eksClusters, gangRestart } from './eks.js';
 import { profile, restartCommands, restartPolicy, tag } from './remediation.js';
 import { slackChannel, slackUsers } from './slack.js';
 import { required, text } from './text.js';
@@ -401,6 +402,34 @@ export const SETTINGS = {
       default: 'trainwatch-ssm-output',
       doc: 'where full SSM command output goes in the bucket',
     }),
+    /** Runs on EKS (docs/EKS.md): the clusters remediation may act in, and how it restarts a gang. */
+    eks: {
+      /**
+       * The EKS clusters remediation may act in: `{ name, endpoint, certificateAuthority, region?, namespaces,
+       * group? }` each. The stack gives the remediation role an access entry on each, in the Kubernetes `group`
+       * (default `trainwatch:remediation`, what docs/eks-rbac.yaml binds).
+       * @default [] (no EKS: a run on EKS is reported, never restarted)
+       */
+      clusters: eksClusters({
+        env: 'TRAINWATCH_EKS_CLUSTERS',
+        unset: '— (no EKS)',
+        doc: 'JSON: `[{name, endpoint, certificateAuthority, region?, namespaces, group?}]` (docs/EKS.md)',
+      }),
+      /**
+       * How a PyTorchJob's gang restarts: `pods` deletes its pods (its operator starts them again), `suspend`
+       * suspends the job, waits for its pods to go, and resumes it.
+       * @default 'pods'
+       */
+      gangRestart: word(
+        {
+          env: 'TRAINWATCH_EKS_GANG_RESTART',
+          default: 'pods',
+          want: '"pods" or "suspend"',
+          doc: "how a PyTorchJob's gang restarts on EKS: `pods` (delete them) or `suspend` (suspend, resume)",
+        },
+        gangRestart,
+      ),
+    },
   },
 } as const;
 

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { configuredProfile } from '../adapters/loaders/classifier.js';
+import { lazyDetailedClassifier } from '../adapters/loaders/classifier.js';
 import {
   SsmCommandRunner,
   type SsmCommandRunnerOptions,
 } from '../adapters/platforms/ec2/ssmCommandRunner.js';
+import { loadEks } from '../adapters/platforms/eks/load.js';
 import { S3AttemptArchive } from '../adapters/stores/s3AttemptArchive.js';
-import { loadProfile } from '../core/classify/index.js';
-import type { RemediationDeps } from '../core/remediation/index.js';
+import type { Config } from '../config.js';
+import type { RemediationDeps, RemediationSettings } from '../core/remediation/index.js';
 import type { App } from './app.js';
 
 /** Remediation's ports, from the app (its clients and stores) and the remediation settings. */
@@ -29,10 +30,50 @@ export function remediationDeps(app: App, ssm: SsmCommandRunnerOptions = {}): Re
       diagnoseDocument: r.diagnoseDocument,
       restartDocument: r.restartDocument,
       policy: r.policy,
-      // Remediation classifies every failure it handles: its rules are bundled, a custom profile loaded now.
-      profile: configuredProfile(r.profile, loadProfile),
+      // A name, or a custom profile's text: the classifier loads it with its rules, on the first failure.
+      profile: r.profile,
       commands: r.commands,
+      ...eksSettings(config),
     },
+    classify: lazyDetailedClassifier(r.profile),
+    ...eksAccess(config),
     owner: `remediate:${randomUUID()}`,
+  };
+}
+
+/** What core needs to know of the configured clusters: their names and namespaces (no endpoint, no CA). */
+function eksSettings(config: Config): Pick<RemediationSettings, 'eks'> {
+  const { clusters, gangRestart } = config.remediation.eks;
+  if (!clusters.length) return {};
+  return { eks: { clusters: clusters.map(({ name, namespaces }) => ({ name, namespaces })), gangRestart } };
+}
+
+/**
+ * Each configured cluster's API, made on the first run on EKS that needs it (the EKS code is a file of its
+ * own in the bundle: load.ts) and kept for the next; a cluster that failed to load is tried again.
+ */
+function eksAccess(config: Config): Pick<RemediationDeps, 'eks'> {
+  const clusters = new Map(config.remediation.eks.clusters.map((c) => [c.name, c]));
+  if (!clusters.size) return {};
+  const apis = new Map<string, ReturnType<NonNullable<RemediationDeps['eks']>>>();
+  return {
+    eks: (name) => {
+      const known = apis.get(name);
+      if (known) return known;
+      const c = clusters.get(name);
+      if (!c)
+        return Promise.reject(new Error(`cluster ${name} is not configured (remediation.eks.clusters)`));
+      const api = loadEks().then((m) =>
+        m.eksCluster({
+          name: c.name,
+          endpoint: c.endpoint,
+          certificateAuthority: c.certificateAuthority,
+          region: c.region ?? config.region,
+        }),
+      );
+      apis.set(name, api);
+      api.catch(() => apis.delete(name));
+      return api;
+    },
   };
 }

@@ -54,12 +54,16 @@ export type FileFields<G extends string> = {
       ? never
       : K
     : K extends `${G}.${infer N}`
-      ? N
+      ? N extends `${string}.${string}`
+        ? never
+        : N
       : never]: FileSchema<Files[K]>;
 };
 
 /** Construct props of a group of settings: each optional, typed by its kind (TSDoc from the registry). */
-export type PropsOf<T> = { readonly [K in keyof T]?: KindTypes[KindOf<T[K]>]['prop'] };
+export type PropsOf<T> = {
+  readonly [K in keyof T]?: T[K] extends { parse: unknown } ? KindTypes[KindOf<T[K]>]['prop'] : PropsOf<T[K]>;
+};
 /** The same settings with their defaults applied and validated. */
 export type ResolvedOf<T> = {
   readonly [K in keyof T]: T[K] extends { parse: unknown }

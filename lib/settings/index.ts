@@ -10,6 +10,7 @@ export {
   settingsEnvironment,
   USER_SETTINGS,
 } from './derive.js';
+export type { EksCluster } from './eksKinds.js';
 export {
   CODECS,
   envDuration,

@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { z } from 'zod';
 import { parseDuration } from '../../lambdas/core/base/duration.js';
+import { EKS_CODECS, type EksCluster, type EksClusterSetting } from './eksKinds.js';
 import { REMEDIATION_CODECS } from './remediationKinds.js';
 import { SLACK_CODECS } from './slackKinds.js';
 
@@ -47,6 +48,8 @@ export interface KindTypes {
     resolved: Readonly<Record<string, RestartCommand>>;
   };
   tag: { file: string; prop: ManagedTag; resolved: ManagedTag };
+  /** The EKS clusters remediation may act in; resolved: checked, the default group filled in. */
+  eksClusters: { file: EksCluster[]; prop: readonly EksCluster[]; resolved: readonly EksClusterSetting[] };
   /** Text the runtime converts (a percentage, a ratio, a list, a switch); validated by the runtime's parser. */
   word: { file: string | number | boolean; prop: string; resolved: string };
   /** A Slack channel id; unset: no channel. */
@@ -160,5 +163,6 @@ export const CODECS: { readonly [K in Kind]: Codec<K> } = {
     toEnv: (v) => v,
   },
   ...REMEDIATION_CODECS,
+  ...EKS_CODECS,
   ...SLACK_CODECS,
 };

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Bundle, buildBundles, externalImports, SLACK_APP_CONFIG } from '../../bench/bundles.js';
 import { signSlackRequest } from '../../lambdas/adapters/channels/slack/slackSignature.js';
 import { CLASSIFY_CHUNK } from '../../lambdas/adapters/loaders/classifier.js';
+import { EKS_CHUNK } from '../../lambdas/adapters/platforms/eks/load.js';
 import { liveKey } from '../../lambdas/adapters/stores/dynamoStateStore.js';
 import { loadConfig } from '../../lambdas/config.js';
 import { awsClients } from '../../local/awsClients.js';
@@ -58,6 +59,9 @@ afterAll(async () => {
   await slack?.close();
 });
 
+/** What the last invoked bundle wrote (its log lines, then its result). */
+let lastStdout = '';
+
 /** Imports the bundle in a fresh `node --enable-source-maps` and returns what its handler returned. */
 async function invoke(
   b: Bundle,
@@ -91,6 +95,7 @@ async function invoke(
       },
     },
   );
+  lastStdout = stdout;
   const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
   if (!line) throw new Error(`no result from ${b.name}:\n${stdout}`);
   return JSON.parse(line.slice('RESULT '.length)) as Record<string, unknown>;
@@ -113,14 +118,17 @@ describe('bundles', () => {
     },
   );
 
-  it.each(['sweep', 'sentinel'] as const)(
-    '%s stays within the 250 KB budget, with no Slack client in it',
+  it.each(['sweep', 'sentinel'] as const)('%s has no Slack client in its bundle', (name) => {
+    const b = bundle(name);
+    const sources = (JSON.parse(readFileSync(`${b.file}.map`, 'utf8')) as { sources: string[] }).sources;
+    // Source paths are relative to the bundle (under node_modules/.cache): match the package, not the folder.
+    expect(sources.filter((s) => /@slack\/|render\/slack\.ts|slackAppNotifier/.test(s))).toEqual([]);
+  });
+
+  it.each(['sweep', 'sentinel', 'remediate', 'slack'] as const)(
+    '%s stays within the 250 KB budget',
     (name) => {
-      const b = bundle(name);
-      expect(readFileSync(b.file).length).toBeLessThanOrEqual(250 * 1024);
-      const sources = (JSON.parse(readFileSync(`${b.file}.map`, 'utf8')) as { sources: string[] }).sources;
-      // Source paths are relative to the bundle (under node_modules/.cache): match the package, not the folder.
-      expect(sources.filter((s) => /@slack\/|render\/slack\.ts|slackAppNotifier/.test(s))).toEqual([]);
+      expect(readFileSync(bundle(name).file).length).toBeLessThanOrEqual(250 * 1024);
     },
   );
 
@@ -128,7 +136,7 @@ describe('bundles', () => {
     "%s carries each Slack channel as its own file, imported on the first Slack alert; only the app's has the Web API client",
     (name) => {
       const b = bundle(name);
-      expect(b.chunks.map((f) => basename(f))).toEqual([
+      expect(b.chunks.map((f) => basename(f)).filter((f) => f !== EKS_CHUNK)).toEqual([
         'classify.mjs',
         'slack-webhook.mjs',
         'slack-app.mjs',
@@ -144,6 +152,42 @@ describe('bundles', () => {
       expect(app.some((s) => s.includes('@slack/web-api/'))).toBe(true);
       expect(app.some((s) => s.endsWith('lambdas/adapters/channels/slack/slackAppNotifier.ts'))).toBe(true);
       for (const sources of [webhook, app]) expect(sources.filter((s) => /@aws-sdk\//.test(s))).toEqual([]);
+    },
+  );
+
+  it('remediate carries the EKS platform as its own file, eks.mjs, imported on the first run on EKS', async () => {
+    const b = bundle('remediate');
+    expect(b.chunks.map((f) => basename(f))).toEqual([
+      'classify.mjs',
+      'slack-webhook.mjs',
+      'slack-app.mjs',
+      EKS_CHUNK,
+    ]);
+    const code = readFileSync(b.file, 'utf8');
+    expect(code).toContain(`new URL("./${EKS_CHUNK}",import.meta.url)`);
+    // The token's prefix: in the chunk, never in the handler.
+    expect(code).not.toContain('k8s-aws-v1.');
+    const chunk = join(b.dir, EKS_CHUNK);
+    expect(readFileSync(chunk, 'utf8')).toContain('k8s-aws-v1.');
+    const sources = (JSON.parse(readFileSync(`${chunk}.map`, 'utf8')) as { sources: string[] }).sources;
+    expect(sources.some((s) => s.endsWith('lambdas/adapters/platforms/eks/token.ts'))).toBe(true);
+    expect(sources.filter((s) => /node_modules\/@aws-sdk\//.test(s))).toEqual([]);
+    const handler = (JSON.parse(readFileSync(`${b.file}.map`, 'utf8')) as { sources: string[] }).sources;
+    expect(handler.filter((s) => /adapters\/platforms\/eks\/(?!load\.ts)/.test(s))).toEqual([]);
+    // The chunk loads on its own, as loadEks() imports it in Lambda.
+    const script = `const m = await import(${JSON.stringify(pathToFileURL(chunk).href)}); process.stdout.write(typeof m.eksCluster);`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH, AWS_REGION: region },
+    });
+    expect(stdout).toBe('function');
+  });
+
+  it.each(['sweep', 'sentinel', 'slack'] as const)(
+    '%s has no EKS file: only remediation acts on EKS',
+    (name) => {
+      const b = bundle(name);
+      expect(existsSync(join(b.dir, EKS_CHUNK))).toBe(false);
+      expect(readFileSync(b.file, 'utf8')).not.toContain('k8s-aws-v1.');
     },
   );
 
@@ -210,7 +254,7 @@ describe('bundles', () => {
     expect(JSON.stringify(slack.received)).toContain('run-bundle-1');
   });
 
-  it.each(['sweep', 'sentinel'] as const)(
+  it.each(['sweep', 'sentinel', 'remediate'] as const)(
     '%s leaves the classifier rules out of its bundle, in classify.mjs beside it',
     (name) => {
       const b = bundle(name);
@@ -245,6 +289,21 @@ describe('bundles', () => {
       }),
     );
     expect(item.Item?.errorType?.S).toBe('oom');
+  });
+
+  it('the remediate bundle classifies with the rules it loads from classify.mjs on its first failure', async () => {
+    const result = await invoke(bundle('remediate'), {
+      source: 'trainwatch',
+      'detail-type': 'Training Run State Change',
+      detail: { kind: 'transition', state: 'FAILED', runId: 'run-bundle-2', id: 'run-bundle-2:bundle' },
+    });
+    expect(result).toEqual({ batchItemFailures: [] });
+    const logged = lastStdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.message === 'remediation');
+    expect(logged).toMatchObject({ runId: 'run-bundle-2', errorType: 'oom', action: expect.any(String) });
   });
 
   it('the Slack endpoint bundle answers a signed /trainwatch status (secret from SSM) and a forged request 401', async () => {

@@ -55,6 +55,23 @@ const variants: [string, TrainwatchConfigInput][] = [
     },
   ],
   [
+    'EKS clusters for remediation (an access entry on each)',
+    {
+      remediation: {
+        eks: {
+          clusters: ['ml-prod', 'ml-dev'].map((name) => ({
+            name,
+            endpoint: `https://${name}.gr7.us-east-1.eks.amazonaws.com`,
+            certificateAuthority: Buffer.from(
+              '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+            ).toString('base64'),
+            namespaces: ['training'],
+          })),
+        },
+      },
+    },
+  ],
+  [
     'access logs, a customer-managed key and no reserved concurrency',
     {
       accessLogs: { enabled: true },

@@ -30,7 +30,12 @@ describe('the settings registry', () => {
 
   it('places every config-file key in a group the config schema has', () => {
     const shape = TrainwatchConfigSchema.shape as Record<string, unknown>;
-    for (const group of fileGroups()) if (group) expect(Object.keys(shape)).toContain(group);
+    // Groups nest (`remediation.eks`): each is an object of the parsed default configuration.
+    const parsed = TrainwatchConfigSchema.parse({});
+    for (const group of fileGroups().filter(Boolean)) {
+      expect(Object.keys(shape)).toContain(group.split('.')[0]);
+      expect(getPath(parsed, group), group).toBeTypeOf('object');
+    }
   });
 
   it('the stack writes, for each default, what the runtime assumes when the variable is unset', () => {
@@ -76,10 +81,43 @@ describe('the settings registry', () => {
     expect(c.remediation.profile).toBe('nccl');
   });
 
+  it('carries the EKS clusters from the config file to the runtime, the default group left out of the environment', () => {
+    const ca = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n').toString(
+      'base64',
+    );
+    const clusters = [
+      {
+        name: 'ml-prod',
+        endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com',
+        certificateAuthority: ca,
+        namespaces: ['training'],
+      },
+      {
+        name: 'ml-dev',
+        endpoint: 'https://10.0.0.1',
+        certificateAuthority: ca,
+        namespaces: ['dev'],
+        group: 'ml',
+      },
+    ];
+    const config = TrainwatchConfigSchema.parse({
+      remediation: { eks: { clusters, gangRestart: 'suspend' } },
+    });
+    const resolved = resolveProps(monitorProps(testApp(), config));
+    const env = settingsEnvironment(resolved, 'remediation');
+    expect(JSON.parse(env.TRAINWATCH_EKS_CLUSTERS!)).toEqual(clusters);
+    expect(env.TRAINWATCH_EKS_GANG_RESTART).toBe('suspend');
+    expect(loadConfig({ ...WIRED, ...env }).remediation.eks).toEqual({
+      clusters: [{ ...clusters[0], group: 'trainwatch:remediation' }, clusters[1]],
+      gangRestart: 'suspend',
+    });
+  });
+
   it('sends remediation settings to the remediation function only', () => {
     const resolved = resolveProps({});
     expect(Object.keys(settingsEnvironment(resolved, 'common'))).not.toContain('TRAINWATCH_RESTART_POLICY');
     expect(Object.keys(settingsEnvironment(resolved, 'remediation')).sort()).toEqual([
+      'TRAINWATCH_EKS_GANG_RESTART',
       'TRAINWATCH_MANAGED_TAG',
       'TRAINWATCH_RESTART_COMMANDS',
       'TRAINWATCH_RESTART_POLICY',

@@ -167,6 +167,119 @@ describe('loadConfig', () => {
   });
 });
 
+describe('remediation.eks', () => {
+  const CA = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n').toString(
+    'base64',
+  );
+  const cluster = (over: Record<string, unknown> = {}) => ({
+    name: 'ml-prod',
+    endpoint: 'https://ABCDEF0123.gr7.us-east-1.eks.amazonaws.com',
+    certificateAuthority: CA,
+    namespaces: ['training'],
+    ...over,
+  });
+  const withClusters = (v: unknown) => ({ ...BASE, TRAINWATCH_EKS_CLUSTERS: JSON.stringify(v) });
+
+  it('is off by default: no cluster, gangs restarted by deleting their pods', () => {
+    expect(loadConfig(BASE).remediation.eks).toEqual({ clusters: [], gangRestart: 'pods' });
+  });
+
+  it('reads the clusters (JSON, or YAML outside Lambda) and the gang restart', () => {
+    const c = loadConfig({
+      ...withClusters([
+        cluster({ region: 'eu-west-1', namespaces: ['training', 'team-a', 'training'] }),
+        cluster({ name: 'ml_dev', endpoint: 'https://10.0.0.1:6443/', group: 'ml:trainwatch' }),
+      ]),
+      TRAINWATCH_EKS_GANG_RESTART: 'suspend',
+    });
+    expect(c.remediation.eks.gangRestart).toBe('suspend');
+    expect(c.remediation.eks.clusters).toEqual([
+      {
+        ...cluster(),
+        region: 'eu-west-1',
+        namespaces: ['training', 'team-a'],
+        group: 'trainwatch:remediation',
+      },
+      { ...cluster({ name: 'ml_dev', endpoint: 'https://10.0.0.1:6443' }), group: 'ml:trainwatch' },
+    ]);
+    const yaml = `- name: ml-prod\n  endpoint: ${cluster().endpoint}\n  certificateAuthority: ${CA}\n  namespaces: [training]\n`;
+    expect(loadConfig({ ...BASE, TRAINWATCH_EKS_CLUSTERS: yaml }).remediation.eks.clusters).toEqual([
+      { ...cluster(), group: 'trainwatch:remediation' },
+    ]);
+  });
+
+  it.each([
+    ['not JSON', '[{name:', /TRAINWATCH_EKS_CLUSTERS is not JSON/],
+    ['not a list', '{"name":"ml-prod"}', /TRAINWATCH_EKS_CLUSTERS: must be a list of clusters/],
+    [
+      'an http endpoint',
+      withClusters([cluster({ endpoint: 'http://x.eks.amazonaws.com' })]),
+      /cluster 0 \(ml-prod\): endpoint "http:\/\/x\.eks\.amazonaws\.com" is not an https URL/,
+    ],
+    [
+      'an endpoint with a path',
+      withClusters([cluster({ endpoint: 'https://x.example/api' })]),
+      /endpoint .* is not an https URL with only a host/,
+    ],
+    [
+      'not a URL',
+      withClusters([cluster({ endpoint: 'eks.amazonaws.com' })]),
+      /endpoint "eks\.amazonaws\.com" is not an https URL/,
+    ],
+    [
+      'an unknown key',
+      withClusters([cluster({ namespace: 'training' })]),
+      /cluster 0 \(ml-prod\): unknown key "namespace" \(the keys are name, endpoint, certificateAuthority, region, namespaces, group\)/,
+    ],
+    [
+      'empty namespaces',
+      withClusters([cluster({ namespaces: [] })]),
+      /namespaces must list at least one namespace/,
+    ],
+    [
+      'no namespaces',
+      withClusters([cluster({ namespaces: undefined })]),
+      /namespaces must list at least one namespace/,
+    ],
+    [
+      'a namespace that is not a Kubernetes name',
+      withClusters([cluster({ namespaces: ['Team_A'] })]),
+      /namespace "Team_A" is not a Kubernetes namespace/,
+    ],
+    [
+      'a cluster name EKS would refuse',
+      withClusters([cluster({ name: 'ml prod' })]),
+      /cluster 0: name "ml prod" is not an EKS cluster name/,
+    ],
+    [
+      'no name',
+      withClusters([cluster({ name: undefined })]),
+      /cluster 0: name null is not an EKS cluster name/,
+    ],
+    [
+      'a CA that is not base64 PEM',
+      withClusters([cluster({ certificateAuthority: 'not-a-cert' })]),
+      /certificateAuthority is not base64 of a PEM certificate/,
+    ],
+    ['a bad region', withClusters([cluster({ region: 'Europe' })]), /region "Europe" is not an AWS region/],
+    [
+      'a system: group',
+      withClusters([cluster({ group: 'system:masters' })]),
+      /group "system:masters" is one of Kubernetes' own/,
+    ],
+    ['a cluster listed twice', withClusters([cluster(), cluster()]), /cluster ml-prod is listed twice/],
+  ])('refuses %s, naming the cluster and the field', (_what, env, message) => {
+    const err = configError(typeof env === 'string' ? { ...BASE, TRAINWATCH_EKS_CLUSTERS: env } : env);
+    expect(err.message).toMatch(message);
+    expect(err.context).toEqual({ name: 'TRAINWATCH_EKS_CLUSTERS' });
+  });
+
+  it('refuses a gang restart other than pods or suspend', () => {
+    const err = configError({ ...BASE, TRAINWATCH_EKS_GANG_RESTART: 'delete' });
+    expect(err.message).toBe('TRAINWATCH_EKS_GANG_RESTART="delete" is not "pods" or "suspend"');
+  });
+});
+
 describe('durations', () => {
   it.each([
     ['500ms', 500],

@@ -1,11 +1,12 @@
 // The classifier's rules (~80 KB of signals) load on the first failure a function classifies, not at cold
-// start: a sweep of healthy runs never needs them. In a bundle they are a file of their own beside the
+// start: a sweep of healthy runs never needs them, and remediation's bundle stays under its 250 KB. In a bundle they are a file of their own beside the
 // handler (`classify.mjs`, built by lib/functions.ts, which defines the name below); elsewhere (the CLI, the
 // local mode, the tests) the name is undefined and the module itself is imported.
 
 import type { Profile } from '../../core/classify/index.js';
 import { PROFILE_NAMES } from '../../core/classify/names.js';
 import type { Classifier } from '../../core/pipeline/deps.js';
+import type { DetailedClassifier } from '../../core/remediation/index.js';
 import { once } from '../aws/lazy.js';
 
 type ClassifyModule = typeof import('../../core/classify/index.js');
@@ -26,6 +27,22 @@ const loadRules = once(
 /** The configured profile: a built-in name as is, a custom profile's JSON/YAML text loaded. */
 export function configuredProfile(setting: string, load: (text: string) => Profile): Profile | string {
   return PROFILE_NAMES.includes(setting) ? setting : load(setting);
+}
+
+/**
+ * Remediation's classifier: `classifyDetailed` from the rules' file, loaded on the first failure it handles.
+ * `setting` (the configured default: a name, or a custom profile's text) is loaded with them; core passes it
+ * as the profile when the run names none.
+ */
+export function lazyDetailedClassifier(setting: string): DetailedClassifier {
+  const rules = once(async () => {
+    const m = await loadRules();
+    return { classifyDetailed: m.classifyDetailed, fallback: configuredProfile(setting, m.loadProfile) };
+  });
+  return async (text, profile) => {
+    const { classifyDetailed, fallback } = await rules();
+    return classifyDetailed(text, profile === setting ? fallback : profile);
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { classifyDetailed, type DetailedClassification } from '../classify/index.js';
+import type { DetailedClassification } from '../classify/index.js';
 import type { RunRecord } from '../model/record.js';
 import { RunState } from '../model/states.js';
 import { MAX_TEXT_BYTES } from '../protocol/files.js';
@@ -35,7 +35,8 @@ export function bestSteps(rec: RunRecord, attempt: number): Record<string, numbe
   const rem = rec.remediation;
   const steps = { ...(rem?.bestSteps ?? {}) };
   const started = rem?.attemptStartedAt;
-  const own = rec.facts.step !== undefined && (started === undefined || (rec.facts.stepAdvancedAt ?? 0) > started);
+  const own =
+    rec.facts.step !== undefined && (started === undefined || (rec.facts.stepAdvancedAt ?? 0) > started);
   const key = String(attempt);
   if (own) steps[key] = Math.max(steps[key] ?? Number.NEGATIVE_INFINITY, rec.facts.step!);
   return steps;
@@ -53,14 +54,14 @@ function stallType(rec: RunRecord, logType: string | null, seen: Seen): string |
 /** Reads the run's target and files, probes it where it runs and classifies all of it together. */
 export async function assess(deps: RemediationDeps, rec: RunRecord, now: number): Promise<Assessment> {
   const { settings } = deps;
-  const target = await readTarget(deps.runs, rec, settings.commands);
+  const target = await readTarget(deps.runs, rec, settings.commands, settings.eks);
   const platform = await platformFor(deps, target);
   const [errorText, logText, seen] = await Promise.all([
     rec.state === RunState.FAILED ? readText(deps, rec.runId, 'error') : Promise.resolve(''),
     readText(deps, rec.runId, 'log'),
     platform.probe(target, rec, now),
   ]);
-  const classification = classifyDetailed(
+  const classification = await deps.classify(
     [errorText, logText, seen.evidence].join('\n'),
     target.profile ?? settings.profile,
   );

@@ -1,4 +1,5 @@
-import { type Explainable, explain } from '../classify/index.js';
+// explain.js, not the index: the index brings the built-in profiles, which the remediation bundle loads lazily.
+import { type Explainable, explain } from '../classify/explain.js';
 import type { NodeFindings } from './culprit.js';
 import type { Decision, Probe } from './policy/index.js';
 

@@ -32,6 +32,7 @@ export {
 } from './restartPlan.js';
 export type { RemediationTarget } from './target.js';
 export type {
+  DetailedClassifier,
   RemediationDeps,
   RemediationOutcome,
   RemediationRequest,

@@ -1,6 +1,6 @@
 import type { Links } from '../alerting/alerts.js';
 import type { DeliverOptions } from '../alerting/deliver.js';
-import type { Profile } from '../classify/index.js';
+import type { DetailedClassification, Profile } from '../classify/index.js';
 import type { Alert } from '../model/alert.js';
 import type { AttemptArchive, CommandRunner, Notifier, RunStore, StateStore } from '../model/ports.js';
 import type { JobCommand } from '../model/slices/remediation.js';
@@ -24,6 +24,15 @@ export interface RemediationSettings {
   readonly eks?: EksSettings;
 }
 
+/**
+ * Classifies a failure's text with a profile (a name, or a loaded profile): `classifyDetailed`, whose rules a
+ * Lambda loads on the first failure (lambdas/adapters/loaders/classifier.ts), not at cold start.
+ */
+export type DetailedClassifier = (
+  text: string,
+  profile: Profile | string,
+) => DetailedClassification | Promise<DetailedClassification>;
+
 /** Ports and settings, wired once per cold start. `owner` names this worker in the per-run lock. */
 export interface RemediationDeps {
   readonly runs: RunStore;
@@ -33,6 +42,8 @@ export interface RemediationDeps {
   readonly notifiers: readonly Notifier[];
   readonly links: Links;
   readonly settings: RemediationSettings;
+  /** The classifier (the run's profile, else `settings.profile`); tests pass `classifyDetailed` itself. */
+  readonly classify: DetailedClassifier;
   readonly owner: string;
   readonly deliverOptions?: DeliverOptions;
   /** The Kubernetes API of a configured EKS cluster, loaded when a run on EKS needs it. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { classifyDetailed } from '../../../lambdas/core/classify/index.js';
 import type { CommandResult, CommandRunner } from '../../../lambdas/core/model/ports.js';
 import type { AttemptFacts } from '../../../lambdas/core/model/slices/attempt.js';
 import type { NodeSummaries } from '../../../lambdas/core/model/slices/nodes.js';
@@ -91,6 +92,7 @@ function world(
       commands: { '*': { command: '/opt/train/resume.sh', ...job } },
     },
     owner: 'test',
+    classify: classifyDetailed,
     deliverOptions: NO_WAIT,
   };
   return { deps, states, slack };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { classifyDetailed } from '../../../lambdas/core/classify/index.js';
 import type { CommandResult, CommandRunner } from '../../../lambdas/core/model/ports.js';
 import { type RemediationDeps, remediate } from '../../../lambdas/core/remediation/index.js';
 import { POLICY_PRESETS } from '../../../lambdas/core/remediation/policy/index.js';
@@ -86,6 +87,7 @@ function world(rec: RecordOverrides, runner: CommandRunner, meta: Record<string,
       commands: { '*': { command: '/opt/train/resume.sh', processPattern: 'train.py' } },
     },
     owner: 'test',
+    classify: classifyDetailed,
     deliverOptions: NO_WAIT,
   };
   return { deps, states, slack, archived };

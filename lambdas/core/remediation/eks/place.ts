@@ -36,6 +36,9 @@ const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const CLUSTER = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 
+/** A namespace (an RFC 1123 label) and an EKS cluster name: the configuration is checked with the same rules. */
+export { CLUSTER as EKS_CLUSTER_NAME, LABEL as NAMESPACE_NAME };
+
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
 /** How `status` and the alerts name where the run lives: "EKS ml-prod/team-a/PyTorchJob llama". */
