@@ -49,6 +49,8 @@ export interface StatusRow {
   ended_at: string | null;
   /** Where the run's files are now: its folder under the run prefix, or its ended folder. */
   files: string;
+  /** Where the run lives: "EKS cluster/namespace/PyTorchJob name", or its instance id; null when unknown. */
+  runs_on: string | null;
   /** The stall and stale thresholds in force for this run, and why (learned from its cadence, a phase, …). */
   thresholds: { stall_ms: number; learned_stall_ms: number | null; stale_ms: number; text: string };
 }
@@ -93,6 +95,7 @@ export function statusRow(
     health: Object.fromEntries(h.findings.map((f) => [f.kind, f.text])),
     ended_at: r.ended ? new Date(r.ended.at).toISOString() : null,
     files: filesOf(r, where.bucket, where.prefix),
+    runs_on: r.meta?.where ?? r.meta?.instanceId ?? null,
     thresholds: {
       stall_ms: eff.stallAfterMs,
       learned_stall_ms: eff.stuckAfterMs ?? null,
@@ -211,6 +214,7 @@ export async function run(args: string[]): Promise<number> {
       ? table(rows, now)
       : `no live runs in table ${app.config.table} (status --ended lists those that ended)`,
   );
+  if (runId && rows[0]!.runs_on) console.log(`\nruns on: ${rows[0]!.runs_on}`);
   if (runId) console.log(`\nthresholds: ${rows[0]!.thresholds.text}`);
   if (runId) {
     // What the run reported, as its alerts show it (step, loss, learning rate: where present).

@@ -94,6 +94,7 @@ describe('trainwatch CLI', () => {
         health: {},
         ended_at: null,
         files: `s3://${t.env.TRAINWATCH_BUCKET}/training-runs/cli-run/`,
+        runs_on: 'i-0123456789abcdef0',
         // a v1 writer reports no cadence: the fixed defaults hold
         thresholds: {
           stall_ms: 30 * 60_000,

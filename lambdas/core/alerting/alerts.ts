@@ -43,6 +43,7 @@ export function buildAlert(
     attempt: record.attempt,
     errorType: record.errorType ?? undefined,
     instanceId: record.meta?.instanceId,
+    where: record.meta?.where,
     jobName: record.meta?.jobName,
     phase: record.meta?.phase,
     durationMs: Math.max(0, opts.now - started),

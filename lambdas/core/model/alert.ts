@@ -39,6 +39,8 @@ export interface Alert extends AlertProgress {
   readonly attempt: number;
   readonly errorType?: string | null;
   readonly instanceId?: string;
+  /** Where the run lives on a platform other than an instance: "EKS cluster/namespace/PyTorchJob name". */
+  readonly where?: string;
   readonly jobName?: string;
   readonly phase?: string;
   /** Since the run started (metadata `started_at`, else first seen). */

@@ -6,6 +6,8 @@ export interface KnownMetadata {
   readonly phase?: string;
   readonly status?: string;
   readonly instanceId?: string;
+  /** Where the run lives when not on an instance of its own: "EKS cluster/namespace/PyTorchJob name" (v1.4). */
+  readonly where?: string;
   readonly jobName?: string;
   readonly startedAt?: number;
   readonly attempt?: number;

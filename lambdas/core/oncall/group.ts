@@ -91,6 +91,7 @@ export function groupAlert(members: readonly Alert[], now: number, links: Links)
     // The runs' own facts are each run's alert's, not the group's.
     ...alertProgress({}),
     instanceId: undefined,
+    where: undefined,
     etaMs: undefined,
     durationMs: undefined,
     ...prefixLinks(links),

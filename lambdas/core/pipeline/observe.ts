@@ -7,6 +7,7 @@ import type { HealthOverrides } from '../model/slices/health.js';
 import { RunState } from '../model/states.js';
 import type { RunFileName } from '../protocol/files.js';
 import { decodeText, lastLine, parseComplete, parseMetadata, toEpochMs } from '../protocol/parse.js';
+import { platformWhere } from '../protocol/platform.js';
 import type { Metadata } from '../protocol/schemas.js';
 import type { Classifier } from './deps.js';
 import { observeProgress } from './observeProgress.js';
@@ -34,6 +35,7 @@ function knownMetadata(v: Metadata, health: HealthOverrides): KnownMetadata {
     phase: v.phase,
     status: v.status,
     instanceId: v.instance_id,
+    where: platformWhere(v.platform),
     jobName: v.job_name,
     startedAt: toEpochMs(v.started_at),
     attempt: v.attempt,

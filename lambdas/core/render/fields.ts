@@ -19,7 +19,11 @@ export function formatMetric(loss: number): string {
 /** The facts an alert carries, in display order, only those present. Shared by every channel. */
 export function alertFields(alert: Alert): AlertField[] {
   const fields: (AlertField | undefined)[] = [
-    alert.instanceId ? { label: 'Instance', value: alert.instanceId, code: true } : undefined,
+    alert.where
+      ? { label: 'Runs on', value: alert.where }
+      : alert.instanceId
+        ? { label: 'Instance', value: alert.instanceId, code: true }
+        : undefined,
     alert.jobName ? { label: 'Job', value: alert.jobName } : undefined,
     alert.phase ? { label: 'Phase', value: alert.phase } : undefined,
     { label: 'Attempt', value: String(alert.attempt) },
