@@ -7,7 +7,7 @@ import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dyn
 import { endedKey, flipSortKey, pk } from '../lambdas/adapters/stores/dynamoStateStore.js';
 import { mapLimit } from '../lambdas/core/base/mapLimit.js';
 import type { Flip, RunRecord } from '../lambdas/core/model/record.js';
-import { splitPoints } from '../lambdas/core/pipeline/ranges.js';
+import { splitPoints } from '../lambdas/core/pipeline/index.js';
 import { fleet, type Once, sweepOnce } from './fleet.js';
 import { PRICES, perRunMonth, SWEEPS_PER_MONTH, sweepCost } from './prices.js';
 import { advanceHealthy, seed } from './seed.js';

@@ -5,7 +5,7 @@
 // table, which have no default): thresholds, health rules on. Every alert the run's notifier receives is
 // scored. Seeds 1–150 are the TUNING set printed here, for looking at failures while changing the rules (1–650
 // were tuned on); seeds 11001–11650 are HELD OUT, never looked at while tuning: the figures to quote. Pure (no clock, no network).
-import { type CheckDeps } from '../lambdas/core/pipeline/deps.js';
+
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { loadConfig } from '../lambdas/config.js';
 import { DEFAULT_HEALTH_SETTINGS } from '../lambdas/core/health/index.js';
@@ -13,7 +13,7 @@ import type { Alert } from '../lambdas/core/model/alert.js';
 import { type ObjectInfo, type RunFiles, RunGrouper } from '../lambdas/core/model/listing.js';
 import type { MovedFiles, Notifier, RunStore, StateStore } from '../lambdas/core/model/ports.js';
 import type { Ended, Flip, OutboxEntry, RunRecord, Undelivered } from '../lambdas/core/model/record.js';
-import { checkRun } from '../lambdas/core/pipeline/checkRun.js';
+import { type CheckDeps, checkRun } from '../lambdas/core/pipeline/index.js';
 import { RunFile, type RunFileName } from '../lambdas/core/protocol/files.js';
 import {
   FAULTS,

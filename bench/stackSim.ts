@@ -13,7 +13,7 @@ import type { RunRecord } from '../lambdas/core/model/record.js';
 import type { StackSummary } from '../lambdas/core/model/slices/stacks.js';
 import { RunState } from '../lambdas/core/model/states.js';
 import { observeNodes, parseNodeReads } from '../lambdas/core/nodes/observe.js';
-import { assess } from '../lambdas/core/pipeline/evaluate.js';
+import { assess } from '../lambdas/core/pipeline/index.js';
 import { observeStacks, planStackReads } from '../lambdas/core/stacks/observe.js';
 import { type Case, CULPRITS, HEALTHY, type Peers, simulate, type Trial } from './stackModel.js';
 

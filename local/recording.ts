@@ -3,7 +3,7 @@
 // does, on the watchdog's DEFAULT configuration (loadConfig of an environment with only the bucket and the table:
 // no stall or stale threshold, so both are learned from the run's cadence; health rules on with their defaults).
 // Used by the local mode (its last section) and by test/unit/detection/recordedDefaults.test.ts.
-import { type CheckDeps } from '../lambdas/core/pipeline/deps.js';
+
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,7 @@ import type { Alert } from '../lambdas/core/model/alert.js';
 import { type ObjectInfo, type RunFiles, RunGrouper, splitRunKey } from '../lambdas/core/model/listing.js';
 import type { Notifier, RunStore, StateStore } from '../lambdas/core/model/ports.js';
 import type { OutboxEntry, RunRecord } from '../lambdas/core/model/record.js';
-import { checkRun } from '../lambdas/core/pipeline/checkRun.js';
+import { type CheckDeps, checkRun } from '../lambdas/core/pipeline/index.js';
 import { RunFile, type RunFileName } from '../lambdas/core/protocol/files.js';
 
 /** The recordings made on a real machine (scripts/device-check.sh): torch on CPU, two nodes on gloo. */

@@ -1,8 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { splitRunKey } from '../core/model/listing.js';
-import { checkRun } from '../core/pipeline/checkRun.js';
-import { type SweepSummary, summarise } from '../core/pipeline/summary.js';
-import { bringBack } from '../core/pipeline/sweep.js';
+import { bringBack, checkRun, type SweepSummary, summarise } from '../core/pipeline/index.js';
 import { runIdProblem } from '../core/protocol/runId.js';
 import { objectKeys } from '../events/objectCreated.js';
 import { type App, createApp } from '../wiring/app.js';

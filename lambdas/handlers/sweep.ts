@@ -1,8 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ALL_STATES } from '../core/model/states.js';
-import type { SweepSummary } from '../core/pipeline/summary.js';
-import { sweep } from '../core/pipeline/sweep.js';
+import type { SweepSummary } from '../core/pipeline/index.js';
+import { sweep } from '../core/pipeline/index.js';
 import { type App, createApp } from '../wiring/app.js';
 
 const logger = new Logger({ serviceName: 'trainwatch' });

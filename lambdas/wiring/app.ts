@@ -4,7 +4,7 @@ import { lazyClassifier } from '../adapters/loaders/classifier.js';
 import { S3RunStore } from '../adapters/stores/s3RunStore.js';
 import { type Config, loadConfig } from '../config.js';
 import { DEFAULT_HEALTH_SETTINGS } from '../core/health/index.js';
-import type { SweepDeps } from '../core/pipeline/sweep.js';
+import type { SweepDeps } from '../core/pipeline/index.js';
 import { groupStore, linksOf, silenceStore, stateStore } from './stores.js';
 
 /** Everything a handler or CLI command needs, wired once per cold start. */

@@ -168,6 +168,15 @@ describe('module boundaries', () => {
     ]);
   });
 
+  it('outside the pipeline, the runtime, the local mode and the CLI use the pipeline through its index.ts', () => {
+    const inside = join('lambdas', 'core', 'pipeline');
+    const deep = /(from|import\()\s*'[./]*(lambdas\/)?core\/pipeline\/(?!index\.js)/;
+    const offences = ['lambdas', 'local', 'bin', 'bench'].flatMap((dir) =>
+      offending(dir, deep).filter((line) => !line.startsWith(inside)),
+    );
+    expect(offences).toEqual([]);
+  });
+
   it('the SQS client stays out of the Lambda code (only the local mode reads queues)', () => {
     expect(offending('lambdas', imports('@aws-sdk/client-sqs'))).toEqual([]);
   });

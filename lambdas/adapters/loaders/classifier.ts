@@ -5,7 +5,7 @@
 
 import type { Profile } from '../../core/classify/index.js';
 import { PROFILE_NAMES } from '../../core/classify/names.js';
-import type { Classifier } from '../../core/pipeline/deps.js';
+import type { Classifier } from '../../core/pipeline/index.js';
 import type { DetailedClassifier } from '../../core/remediation/index.js';
 import { once } from '../aws/lazy.js';
 

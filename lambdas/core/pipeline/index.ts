@@ -12,5 +12,7 @@
 //   ending       a run that can no longer change leaves the swept key space (files and record)
 export { checkRun, type RunOutcome } from './checkRun.js';
 export type { CheckDeps, Classifier } from './deps.js';
+export { assess } from './evaluate.js';
+export { splitPoints } from './ranges.js';
 export { type SweepSummary, summarise } from './summary.js';
-export { sweep } from './sweep.js';
+export { bringBack, type SweepDeps, sweep } from './sweep.js';
