@@ -1,6 +1,6 @@
-import { type CheckDeps } from '../../lambdas/core/pipeline/deps.js';
 import type { Thresholds } from '../../lambdas/core/detection/thresholds.js';
 import { checkRun } from '../../lambdas/core/pipeline/checkRun.js';
+import type { CheckDeps } from '../../lambdas/core/pipeline/deps.js';
 import type { ReplayTarget } from '../../local/recording.js';
 import { FakeRunStore, FakeStateStore, NO_WAIT, RecordingNotifier } from './fakes.js';
 

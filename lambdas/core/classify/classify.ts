@@ -3,7 +3,7 @@ import { compareMatches } from './explain.js';
 import { errorHints, type Hint } from './hint.js';
 import { logLines } from './lines.js';
 import { BUILTIN_PROFILES, DEFAULT_PROFILE } from './profiles/index.js';
-import type { Profile, Severity, Signal } from './schema.js';
+import type { Profile, Signal } from './schema.js';
 import type { Classification, SignalMatch } from './types.js';
 
 /** A classification plus every signal that matched (best first), for diagnosis and alerts. */

@@ -1,4 +1,4 @@
-import type { DropCause, GpuBase, HealthFindingKind } from '../model/slices/health.js';
+import type { HealthFindingKind } from '../model/slices/health.js';
 import { type NodeFile, THROTTLE_REASONS, type ThrottleReason } from '../protocol/node.js';
 
 /** Metric name per finding kind, e.g. `DegradedThroughputDrop`. */

@@ -1,21 +1,15 @@
+import { CADENCE_WARMUP_MS, learnCadence } from '../detection/cadence.js';
+import { applyHealth } from '../health/index.js';
+import type { RunFiles } from '../model/listing.js';
+import { type RunRecord, withFacts } from '../model/record.js';
+import { RunState } from '../model/states.js';
+import { observeNodes, parseNodeReads } from '../nodes/observe.js';
+import { planNodeReads } from '../nodes/plan.js';
 import type { CheckDeps } from './deps.js';
 
 // Checking one run, the sweep's unit of work: read what the plan asks, fold it in (observe), judge it
 // (evaluate), then write: transition.ts when the state changes, maintain.ts when it does not.
 
-import type { Links } from '../alerting/alerts.js';
-import type { DeliverOptions } from '../alerting/deliver.js';
-import { CADENCE_WARMUP_MS, learnCadence } from '../detection/cadence.js';
-import type { Thresholds } from '../detection/thresholds.js';
-import { applyHealth, type HealthSettings } from '../health/index.js';
-import type { RunFiles } from '../model/listing.js';
-import type { Notifier, RunStore, StateStore } from '../model/ports.js';
-import { type RunRecord, withFacts } from '../model/record.js';
-import { RunState } from '../model/states.js';
-import { observeNodes, parseNodeReads } from '../nodes/observe.js';
-import { planNodeReads } from '../nodes/plan.js';
-import type { Oncall } from '../oncall/index.js';
-import type { Classifier } from './deps.js';
 import { assess, attemptBoundary } from './evaluate.js';
 import { maintain } from './maintain.js';
 import { classifyError, newRecord, observe } from './observe.js';

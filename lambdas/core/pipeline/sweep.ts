@@ -2,8 +2,6 @@ import { mapLimit } from '../base/mapLimit.js';
 import type { RunFiles } from '../model/listing.js';
 import type { StateStore } from '../model/ports.js';
 import type { RunRecord } from '../model/record.js';
-import { HEALTH_FINDING_KINDS } from '../model/slices/health.js';
-import { ALL_STATES, type RunState } from '../model/states.js';
 import { checkRun, type RunOutcome } from './checkRun.js';
 import type { CheckDeps } from './deps.js';
 import { ENDING_STATES, type EndingSettings, endRun, revived, stayLive } from './ending.js';

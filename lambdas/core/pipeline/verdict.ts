@@ -2,7 +2,6 @@ import type { Effective, Thresholds } from '../detection/thresholds.js';
 import type { WarningCause } from '../model/cause.js';
 import type { ObjectInfo, RunFiles } from '../model/listing.js';
 import type { RunRecord } from '../model/record.js';
-import type { HealthFindingKind } from '../model/slices/health.js';
 import type { StackSummary } from '../model/slices/stacks.js';
 import type { RunState } from '../model/states.js';
 import type { NodeVerdict } from '../nodes/freshness.js';

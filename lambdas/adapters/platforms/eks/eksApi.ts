@@ -1,19 +1,11 @@
 // The calls trainwatch makes to a cluster, bound to one client: the port a remediation on EKS is given.
 
 import type { EksApi } from '../../../core/remediation/eks/types.js';
-import { type KubeEvent, listEvents } from './events.js';
-import { createJob, getJob, type Job, type JobKind, type JobManifest, patchJob } from './jobs.js';
+import { listEvents } from './events.js';
+import { createJob, getJob, patchJob } from './jobs.js';
 import type { Kube } from './kubeApi.js';
-import type { LabelSelector } from './names.js';
-import { getNode, type KubeNode } from './nodes.js';
-import {
-  type DeletePodsOptions,
-  deletePods,
-  type LogTailOptions,
-  listPods,
-  type Pod,
-  podLogTail,
-} from './pods.js';
+import { getNode } from './nodes.js';
+import { deletePods, listPods, podLogTail } from './pods.js';
 
 export type { EksApi };
 

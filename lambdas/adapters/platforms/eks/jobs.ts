@@ -12,7 +12,7 @@ import {
 } from '../../../core/remediation/eks/types.js';
 import { KubeInputError } from './errors.js';
 import type { Kube } from './kubeApi.js';
-import { dnsLabel, dnsSubdomain, type LabelSelector } from './names.js';
+import { dnsLabel, dnsSubdomain } from './names.js';
 
 export type { Job, JobCondition, JobKind, JobManifest };
 export { JOB_KINDS, jobPodSelector };

@@ -8,9 +8,8 @@ import type { Launch } from '../launch.js';
 import type { Decision } from '../policy/index.js';
 import type { Pod } from './cluster.js';
 import { hyperPodRetrying, kueueQueue } from './owners.js';
-import type { EksPlace, EksSettings } from './place.js';
 import { failedMessage, type LaunchEks, no, suspendAndResume } from './suspend.js';
-import { type EksApi, isKubeFailure, type Job, type JobManifest, jobPodSelector } from './types.js';
+import { isKubeFailure, type Job, type JobManifest, jobPodSelector } from './types.js';
 
 const isTrue = (job: Job, type: string) => job.conditions.some((c) => c.type === type && c.status === 'True');
 
