@@ -1,41 +1,19 @@
-// The cluster side of the local mode's run on EKS: what a training operator and a kubelet would write, stored by
-// the admin of a real kube-apiserver (local/kubeServer.ts), where nothing runs pods. trainwatch itself reaches
-// the cluster only with its own token, allowed exactly docs/eks-rbac.yaml (applied here as it is).
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
-import { type Kube, kubeRequest } from './kubeServer.js';
+import { asAdmin, createNamespace, EKS_RBAC, type Kube, rbacPath } from './kubeServer.js';
 
-const RBAC = parseAllDocuments(
-  readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'eks-rbac.yaml'), 'utf8'),
-).map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string } });
 /** The namespace the RBAC file grants trainwatch (`training`). */
-export const NAMESPACE = RBAC.find((o) => o.kind === 'Role')!.metadata.namespace!;
+export const NAMESPACE = EKS_RBAC.find((o) => o.kind === 'Role')!.metadata.namespace!;
 export const JOB_LABEL = 'training.kubeflow.org/job-name';
 const JOBS = `/apis/kubeflow.org/v1/namespaces/${NAMESPACE}/pytorchjobs`;
 const PODS = `/api/v1/namespaces/${NAMESPACE}/pods`;
 
-/** A request as the cluster admin (the operator, the kubelet); an error status throws. */
-async function admin(kube: Kube, method: string, path: string, body?: unknown, merge = false) {
-  const type = merge ? 'application/merge-patch+json' : undefined;
-  const res = await kubeRequest(kube, kube.adminToken, method, path, body, type);
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+/** A request as the cluster admin (the operator, the kubelet); `merge`: a merge patch. */
+const admin = (kube: Kube, method: string, path: string, body?: unknown, merge = false) =>
+  asAdmin(kube, method, path, body, merge ? 'application/merge-patch+json' : undefined);
 
 /** The namespace (with the default ServiceAccount no controller manager makes here) and the RBAC file's objects. */
 export async function prepareCluster(kube: Kube): Promise<void> {
-  await admin(kube, 'POST', '/api/v1/namespaces', { metadata: { name: NAMESPACE } });
-  await admin(kube, 'POST', `/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
-    metadata: { name: 'default' },
-  });
-  const rbac = '/apis/rbac.authorization.k8s.io/v1';
-  for (const o of RBAC) {
-    const plural = `${o.kind.toLowerCase()}s`;
-    const ns = o.metadata.namespace;
-    await admin(kube, 'POST', ns ? `${rbac}/namespaces/${ns}/${plural}` : `${rbac}/${plural}`, o);
-  }
+  await createNamespace(kube, NAMESPACE);
+  for (const o of EKS_RBAC) await asAdmin(kube, 'POST', rbacPath(o), o);
 }
 
 const replica = (replicas: number) => ({

@@ -7,8 +7,10 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, wri
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
 import { kubeBinaries } from '../scripts/ensure-kube.mjs';
 
 export interface Kube {
@@ -341,3 +343,50 @@ export async function applyCrds(kube: Kube, timeoutMs = 30_000): Promise<void> {
     }
   }
 }
+
+/** A request as the cluster admin (the operator, the kubelet, the cluster's owner); an error status throws. */
+export async function asAdmin(
+  kube: Kube,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType?: string,
+): Promise<Record<string, unknown>> {
+  const res = await kubeRequest(kube, kube.adminToken, method, path, body, contentType);
+  if (res.status >= 300)
+    throw new Error(`admin ${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** A namespace, with the default ServiceAccount a controller manager would make (none runs here). */
+export async function createNamespace(kube: Kube, name: string): Promise<void> {
+  await asAdmin(kube, 'POST', '/api/v1/namespaces', {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name },
+  });
+  await asAdmin(kube, 'POST', `/api/v1/namespaces/${name}/serviceaccounts`, {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: 'default' },
+  });
+}
+
+/** The path an RBAC object (Role, RoleBinding, ClusterRole, ClusterRoleBinding) is created at. */
+export function rbacPath(o: { kind: string; metadata: { namespace?: string } }): string {
+  const base = '/apis/rbac.authorization.k8s.io/v1';
+  const plural = `${o.kind.toLowerCase()}s`;
+  return o.metadata.namespace ? `${base}/namespaces/${o.metadata.namespace}/${plural}` : `${base}/${plural}`;
+}
+
+/** An object of docs/eks-rbac.yaml (Role, RoleBinding, ClusterRole, ClusterRoleBinding). */
+export interface RbacObject {
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+  readonly [field: string]: unknown;
+}
+
+/** docs/eks-rbac.yaml's objects: the RBAC the docs give, applied as is by the tests and the local mode. */
+export const EKS_RBAC: readonly RbacObject[] = parseAllDocuments(
+  readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'eks-rbac.yaml'), 'utf8'),
+).map((d) => d.toJS() as RbacObject);

@@ -5,42 +5,20 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
-import { type Kube, kubeRequest } from '../support/kube.js';
+import { asAdmin, createNamespace, EKS_RBAC, type Kube, rbacPath } from '../support/kube.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const RBAC = parseAllDocuments(readFileSync(join(ROOT, 'docs', 'eks-rbac.yaml'), 'utf8')).map((d) =>
-  d.toJS(),
-);
-export const NS: string = RBAC.find((o) => o.kind === 'Role').metadata.namespace;
+const RBAC = EKS_RBAC;
+export const NS: string = RBAC.find((o) => o.kind === 'Role')!.metadata.namespace!;
 export const ELSEWHERE = 'elsewhere';
 export const JOB_LABEL = 'training.kubeflow.org/job-name';
 export const NODE = 'ip-10-0-1-17.ec2.internal';
 export const INSTANCE = 'i-0123456789abcdef0';
 
 /** A request as the cluster admin (allowed everything); an error status throws. */
-export async function admin(
-  kube: Kube,
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType?: string,
-): Promise<Record<string, unknown>> {
-  const res = await kubeRequest(kube, kube.adminToken, method, path, body, contentType);
-  if (res.status >= 300)
-    throw new Error(`admin ${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+export const admin = asAdmin;
 
 const mergePatch = (kube: Kube, path: string, body: unknown) =>
   admin(kube, 'PATCH', path, body, 'application/merge-patch+json');
-
-/** The path an object of the RBAC file is created at. */
-function rbacPath(o: { kind: string; metadata: { namespace?: string } }): string {
-  const base = '/apis/rbac.authorization.k8s.io/v1';
-  const plural = `${o.kind.toLowerCase()}s`;
-  return o.metadata.namespace ? `${base}/namespaces/${o.metadata.namespace}/${plural}` : `${base}/${plural}`;
-}
 
 interface PodSpec {
   name: string;
@@ -111,19 +89,7 @@ export function startKubelet(kube: Kube, requests: URL[]): Promise<Server> {
 }
 
 export async function seed(kube: Kube, kubelet: Server): Promise<void> {
-  for (const name of [NS, ELSEWHERE]) {
-    await admin(kube, 'POST', '/api/v1/namespaces', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name },
-    });
-    // No controller manager: the ServiceAccount admission plugin looks for a default account, made by hand.
-    await admin(kube, 'POST', `/api/v1/namespaces/${name}/serviceaccounts`, {
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name: 'default' },
-    });
-  }
+  for (const name of [NS, ELSEWHERE]) await createNamespace(kube, name);
   for (const o of RBAC) await admin(kube, 'POST', rbacPath(o), o);
 
   const port = (kubelet.address() as { port: number }).port;

@@ -1,11 +1,5 @@
-// Training jobs on a real kube-apiserver for the remediation tests: the test plays the training operator,
-// KubeRay and the kubelets (no controller runs there), writing as the cluster admin what they would write:
-// jobs, their pods with labels and statuses (set through /status), nodes, and the RBAC of docs/eks-rbac.yaml.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseAllDocuments } from 'yaml';
-import type { Kube } from '../support/kube.js';
+import { createNamespace, EKS_RBAC, type Kube, rbacPath } from '../support/kube.js';
 import { admin, at, JOB_LABEL, NS } from './cluster.js';
 
 export { JOB_LABEL, NS };
@@ -16,27 +10,24 @@ export const UNLISTED = 'elsewhere';
 export const NODES = ['ip-10-0-2-11.ec2.internal', 'ip-10-0-2-12.ec2.internal'];
 export const RAY_CLUSTER = 'ray.io/cluster';
 
-const RBAC = parseAllDocuments(
-  readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'eks-rbac.yaml'), 'utf8'),
-).map((d) => d.toJS());
+const RBAC = EKS_RBAC;
 
 const mergePatch = (kube: Kube, path: string, body: unknown) =>
   admin(kube, 'PATCH', path, body, 'application/merge-patch+json');
 
-function rbacPath(o: { kind: string; metadata: { namespace?: string } }): string {
-  const base = '/apis/rbac.authorization.k8s.io/v1';
-  const plural = `${o.kind.toLowerCase()}s`;
-  return o.metadata.namespace ? `${base}/namespaces/${o.metadata.namespace}/${plural}` : `${base}/${plural}`;
-}
-
 /** The RBAC objects of docs/eks-rbac.yaml, moved to `ns` and with `change` applied to the Role's rules. */
 function rbacIn(ns: string, change: (rule: { resources: string[]; verbs: string[] }) => void = () => {}) {
-  const copy = structuredClone(RBAC).filter((o) => o.metadata.namespace);
+  type Editable = {
+    metadata: { namespace?: string };
+    kind: string;
+    rules?: { resources: string[]; verbs: string[] }[];
+  };
+  const copy = (structuredClone(RBAC) as unknown as Editable[]).filter((o) => o.metadata.namespace);
   for (const o of copy) {
     o.metadata.namespace = ns;
-    if (o.kind === 'Role') o.rules.forEach(change);
+    if (o.kind === 'Role') o.rules?.forEach(change);
   }
-  return copy;
+  return copy as unknown as typeof RBAC;
 }
 
 /**
@@ -45,18 +36,7 @@ function rbacIn(ns: string, change: (rule: { resources: string[]; verbs: string[
  * at `kubeletPort` (a stand-in that serves logs).
  */
 export async function prepare(kube: Kube, kubeletPort: number): Promise<void> {
-  for (const name of [NS, RESTRICTED, UNLISTED]) {
-    await admin(kube, 'POST', '/api/v1/namespaces', {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: { name },
-    });
-    await admin(kube, 'POST', `/api/v1/namespaces/${name}/serviceaccounts`, {
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name: 'default' },
-    });
-  }
+  for (const name of [NS, RESTRICTED, UNLISTED]) await createNamespace(kube, name);
   for (const o of RBAC) await admin(kube, 'POST', rbacPath(o), o);
   const restricted = rbacIn(RESTRICTED, (r) => {
     if (r.resources.includes('pods')) r.verbs = r.verbs.filter((v) => v !== 'deletecollection');
