@@ -410,11 +410,13 @@ describe('remediating runs on EKS against a real kube-apiserver (issue 33)', () 
     const before = await podsOf(kube, NS, { [JOB_LABEL]: 'llm-suspend' });
     const timeline: string[] = [];
     let seen: boolean | undefined;
+    // The suspend state logged is the one each step read and acted on (one read: no race with the resume).
     const operator = controller(async () => {
-      const suspend = (await storedJob(kube, NS, 'PyTorchJob', 'llm-suspend')).spec.runPolicy?.suspend;
-      if (suspend !== seen && suspend !== undefined) timeline.push(`saw suspend: ${suspend}`);
-      seen = suspend;
-      timeline.push(...(await pytorchOperatorStep(kube, NS, 'llm-suspend')));
+      const did = await pytorchOperatorStep(kube, NS, 'llm-suspend', 2, (suspend) => {
+        if (suspend !== seen && suspend !== undefined) timeline.push(`saw suspend: ${suspend}`);
+        seen = suspend;
+      });
+      timeline.push(...did);
     });
     const w = world({
       runId: 'suspend',

@@ -337,9 +337,12 @@ export async function pytorchOperatorStep(
   ns: string,
   job: string,
   workers = 2,
+  /** Told the job's `runPolicy.suspend` as this step read it (what it acts on). */
+  saw?: (suspend: boolean | undefined) => void,
 ): Promise<string[]> {
   const did: string[] = [];
   const stored = await storedJob(kube, ns, 'PyTorchJob', job);
+  saw?.(stored.spec.runPolicy?.suspend);
   const suspended = stored.spec.runPolicy?.suspend === true;
   const pods = await podsOf(kube, ns, { [JOB_LABEL]: job });
   for (const p of pods)
