@@ -306,6 +306,39 @@ describe('remediating runs on EKS against a real kube-apiserver (issue 33)', () 
     expect(w.ssm).toEqual([]);
   });
 
+  it('names every pod in trouble, worst first: the OOMKilled culprit, then a crash-looping one', async () => {
+    await pytorchJob(kube, 'llm-two');
+    const [master, w0, w1] = gang('llm-two');
+    await createPod(kube, NS, master!);
+    await createPod(kube, NS, {
+      ...w0!,
+      status: {
+        phase: 'Running',
+        containerStatuses: [
+          container({ waiting: { reason: 'CrashLoopBackOff' } }, 2, {
+            terminated: { exitCode: 1, reason: 'Error' },
+          }),
+        ],
+      },
+    });
+    await createPod(kube, NS, {
+      ...w1!,
+      status: {
+        phase: 'Failed',
+        containerStatuses: [container({ terminated: { exitCode: 137, reason: 'OOMKilled' } })],
+      },
+    });
+    const w = world({ runId: 'two', state: 'FAILED', job: 'llm-two', policy: AGGRESSIVE });
+    const out = await w.run();
+
+    expect(out.diagnosis!.slice(0, 2)).toEqual([
+      `pod llm-two-worker-1 on node ${NODES[0]} (Failed): container pytorch terminated OOMKilled (exit code 137)`,
+      `pod llm-two-worker-0 on node ${NODES[1]} (Running): container pytorch waiting: CrashLoopBackOff, last terminated Error (exit code 1), 2 restarts`,
+    ]);
+    expect(out.diagnosis).toContain('2 of 3 pods Running');
+    expect(writes(w.calls)).toEqual([]);
+  });
+
   it("restarts a stalled PyTorchJob's whole gang: every pod of the job deleted, no other job's; RESTARTING, attempt 2", async () => {
     await pytorchJob(kube, 'llm-stall');
     await pytorchJob(kube, 'llm-neighbour');

@@ -12,7 +12,7 @@ const STUCK_WAITING =
 const died = (s: ContainerState | undefined) => s?.state === 'terminated' && s.exitCode !== 0;
 
 /** How bad a pod looks: lower is worse; undefined when it looks healthy. */
-function badness(p: Pod): number | undefined {
+export function badness(p: Pod): number | undefined {
   const cs = p.containers;
   if (
     cs.some((c) =>

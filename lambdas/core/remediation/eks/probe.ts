@@ -8,7 +8,7 @@ import type { Seen } from '../probe.js';
 import type { KubeNode, Pod } from './cluster.js';
 import { hyperPodRetrying } from './owners.js';
 import type { EksPlace } from './place.js';
-import { culpritPod, podLine, trainingContainer } from './pods.js';
+import { badness, culpritPod, podLine, trainingContainer } from './pods.js';
 import { type EksApi, isKubeFailure, type Job, jobPodSelector } from './types.js';
 
 /** What probing a run on EKS found: the Seen of every platform, the job as read, and its pods. */
@@ -23,6 +23,7 @@ const LOG_LINES = 40;
 /** A manifest larger than this is not kept on the run item (DynamoDB items hold 400 KB). */
 const SAVED_MAX = 64 * 1024;
 const EVENTS_KEPT = 4;
+const OTHER_PODS_SHOWN = 4;
 /** Node conditions that are bad when True (Ready is bad when not True). */
 const PRESSURE = /Pressure$|Unavailable$|Problem|Xid|Gpu|GPU|Deadlock|ReadonlyFilesystem/;
 
@@ -44,6 +45,17 @@ function nodeLines(n: KubeNode | undefined): { lines: string[]; disk?: string; g
     disk: disk && `node ${n.name} is under DiskPressure: a restart there would fail on disk`,
     gpu: gpu && `node ${n.name}: ${gpu.type}${gpu.message ? ` (${gpu.message})` : ''}`,
   };
+}
+
+/** The other pods that do not look healthy, a line each (the first few), worst first. */
+function othersInTrouble(pods: readonly Pod[], culprit: Pod | undefined): string[] {
+  const bad = pods
+    .filter((p) => p !== culprit && badness(p) !== undefined)
+    .sort((a, b) => (badness(a) ?? 0) - (badness(b) ?? 0));
+  const shown = bad.slice(0, OTHER_PODS_SHOWN).map(podLine);
+  return bad.length > shown.length
+    ? [...shown, `and ${bad.length - shown.length} more pods not healthy`]
+    : shown;
 }
 
 /** Probes the run's job; every way it can fail becomes a finding, never a throw of the run's fault. */
@@ -99,6 +111,7 @@ export async function probeEks(api: EksApi, place: EksPlace, rec: RunRecord): Pr
     ...(ownedBy ? [ownedBy] : []),
     ...(culprit ? [podLine(culprit)] : [`no pods of ${place.kind} ${place.job} exist`]),
     ...n.lines,
+    ...othersInTrouble(pods, culprit),
     `${running} of ${pods.length} pods Running`,
     ...warnings,
   ];
