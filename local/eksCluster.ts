@@ -1,4 +1,4 @@
-import { asAdmin, createNamespace, EKS_RBAC, type Kube, rbacPath } from './kubeServer.js';
+import { asAdmin, createNamespace, createPod, EKS_RBAC, type Kube, rbacPath } from './kubeServer.js';
 
 /** The namespace the RBAC file grants trainwatch (`training`). */
 export const NAMESPACE = EKS_RBAC.find((o) => o.kind === 'Role')!.metadata.namespace!;
@@ -72,7 +72,7 @@ function containerStatus(shape: ContainerShape, started: string) {
 }
 
 /** The pod of one replica (`{job}-master-0`, `{job}-worker-0`) on its node, with the kubelet's status. */
-export async function createPod(
+export async function trainingPod(
   kube: Kube,
   job: string,
   type: 'master' | 'worker',
@@ -85,27 +85,22 @@ export async function createPod(
     'training.kubeflow.org/replica-type': type,
     'training.kubeflow.org/replica-index': '0',
   };
-  await admin(kube, 'POST', PODS, {
-    metadata: { name, labels },
-    spec: {
-      nodeName: node,
-      restartPolicy: 'OnFailure',
-      automountServiceAccountToken: false,
-      containers: [{ name: 'pytorch', image: 'trainer:2.5-cu124' }],
-    },
-  });
   const started = new Date(Date.now() - 60_000).toISOString();
   const phase = shape === 'running' ? 'Running' : 'Failed';
-  const status = { phase, containerStatuses: [containerStatus(shape, started)] };
-  await admin(kube, 'PATCH', `${PODS}/${name}/status`, { status }, true);
+  await createPod(kube, NAMESPACE, {
+    name,
+    labels,
+    node,
+    status: { phase, containerStatuses: [containerStatus(shape, started)] },
+  });
   return name;
 }
 
 /** The job `oom`, whose worker's container was OOMKilled (the job Failed), and the job `hang`, both pods Running. */
 export async function seedJobs(kube: Kube, oom: string, hang: string): Promise<void> {
   await createPyTorchJob(kube, oom);
-  await createPod(kube, oom, 'master');
-  await createPod(kube, oom, 'worker', 'oomKilled');
+  await trainingPod(kube, oom, 'master');
+  await trainingPod(kube, oom, 'worker', 'oomKilled');
   await setJobCondition(
     kube,
     oom,
@@ -113,8 +108,8 @@ export async function seedJobs(kube: Kube, oom: string, hang: string): Promise<v
     `PyTorchJob ${oom} is failed because 1 Worker replica(s) failed.`,
   );
   await createPyTorchJob(kube, hang);
-  await createPod(kube, hang, 'master');
-  await createPod(kube, hang, 'worker');
+  await trainingPod(kube, hang, 'master');
+  await trainingPod(kube, hang, 'worker');
 }
 
 /** RBAC reaches the authorizer through an informer, a moment after it is created: waits until `allowed`. */
@@ -136,5 +131,5 @@ export async function rbacInEffect(allowed: () => Promise<unknown>): Promise<voi
 export async function recreateGang(kube: Kube, job: string): Promise<string[]> {
   const selector = encodeURIComponent(`${JOB_LABEL}=${job}`);
   await admin(kube, 'DELETE', `${PODS}?labelSelector=${selector}&gracePeriodSeconds=0`);
-  return [await createPod(kube, job, 'master'), await createPod(kube, job, 'worker')];
+  return [await trainingPod(kube, job, 'master'), await trainingPod(kube, job, 'worker')];
 }

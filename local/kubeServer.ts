@@ -390,3 +390,38 @@ export interface RbacObject {
 export const EKS_RBAC: readonly RbacObject[] = parseAllDocuments(
   readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'eks-rbac.yaml'), 'utf8'),
 ).map((d) => d.toJS() as RbacObject);
+
+/** A pod as its operator makes it and its kubelet reports it (no kubelet runs here). */
+export interface PodSpec {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly node?: string;
+  readonly status?: Record<string, unknown>;
+}
+
+/** Creates a training pod (as its operator), then writes its status (as its kubelet). */
+export async function createPod(
+  kube: Kube,
+  ns: string,
+  { name, labels, node, status }: PodSpec,
+): Promise<void> {
+  await asAdmin(kube, 'POST', `/api/v1/namespaces/${ns}/pods`, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels },
+    spec: {
+      nodeName: node,
+      restartPolicy: 'OnFailure',
+      automountServiceAccountToken: false,
+      containers: [{ name: 'pytorch', image: 'trainer:2.5' }],
+    },
+  });
+  if (status)
+    await asAdmin(
+      kube,
+      'PATCH',
+      `/api/v1/namespaces/${ns}/pods/${name}/status`,
+      { status },
+      'application/merge-patch+json',
+    );
+}

@@ -5,7 +5,15 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { join } from 'node:path';
-import { asAdmin, createNamespace, EKS_RBAC, type Kube, rbacPath } from '../support/kube.js';
+import {
+  asAdmin,
+  createNamespace,
+  createPod,
+  EKS_RBAC,
+  type Kube,
+  type PodSpec,
+  rbacPath,
+} from '../support/kube.js';
 
 const RBAC = EKS_RBAC;
 export const NS: string = RBAC.find((o) => o.kind === 'Role')!.metadata.namespace!;
@@ -20,28 +28,8 @@ export const admin = asAdmin;
 const mergePatch = (kube: Kube, path: string, body: unknown) =>
   admin(kube, 'PATCH', path, body, 'application/merge-patch+json');
 
-interface PodSpec {
-  name: string;
-  ns?: string;
-  labels: Record<string, string>;
-  node?: string;
-  status?: Record<string, unknown>;
-}
-
-async function pod(kube: Kube, { name, ns = NS, labels, node, status }: PodSpec): Promise<void> {
-  await admin(kube, 'POST', `/api/v1/namespaces/${ns}/pods`, {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, labels },
-    spec: {
-      nodeName: node,
-      restartPolicy: 'OnFailure',
-      automountServiceAccountToken: false,
-      containers: [{ name: 'pytorch', image: 'trainer:latest' }],
-    },
-  });
-  if (status) await mergePatch(kube, `/api/v1/namespaces/${ns}/pods/${name}/status`, { status });
-}
+/** A pod in `ns` (default NS), as its operator and kubelet would leave it. */
+const pod = (kube: Kube, { ns = NS, ...spec }: PodSpec & { ns?: string }) => createPod(kube, ns, spec);
 
 export const at = (minute: number) => `2024-05-01T12:${String(minute).padStart(2, '0')}:00Z`;
 

@@ -1,5 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createNamespace, EKS_RBAC, type Kube, rbacPath } from '../support/kube.js';
+import { createNamespace, createPod, EKS_RBAC, type Kube, type PodSpec, rbacPath } from '../support/kube.js';
+
+export { createPod, type PodSpec };
+
 import { admin, at, JOB_LABEL, NS } from './cluster.js';
 
 export { JOB_LABEL, NS };
@@ -206,33 +209,6 @@ export const RUNNING = (restarts = 0) => ({
   phase: 'Running',
   containerStatuses: [container({ running: { startedAt: at(1) } }, restarts)],
 });
-
-export interface PodSpec {
-  name: string;
-  labels: Record<string, string>;
-  node?: string;
-  status?: Record<string, unknown>;
-}
-
-/** Creates a pod (as its operator), then writes its status (as its kubelet). */
-export async function createPod(
-  kube: Kube,
-  ns: string,
-  { name, labels, node, status }: PodSpec,
-): Promise<void> {
-  await admin(kube, 'POST', `/api/v1/namespaces/${ns}/pods`, {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, labels },
-    spec: {
-      nodeName: node,
-      restartPolicy: 'OnFailure',
-      automountServiceAccountToken: false,
-      containers: [{ name: 'pytorch', image: 'trainer:2.4' }],
-    },
-  });
-  if (status) await mergePatch(kube, `/api/v1/namespaces/${ns}/pods/${name}/status`, { status });
-}
 
 /** The pods a PyTorchJob's operator makes: master-0 and worker-i, labelled with the job, replica type and index. */
 export function gang(job: string, workers = 2): PodSpec[] {
