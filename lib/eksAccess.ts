@@ -1,6 +1,7 @@
 import { Annotations, Stack, Token } from 'aws-cdk-lib';
 import * as eks from 'aws-cdk-lib/aws-eks';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { EksClusterSetting } from '../lambdas/settings/eks.js';
 
@@ -37,4 +38,51 @@ export function eksAccessEntries(
     );
   }
   return entries;
+}
+
+/** The SSM parameter the stack stores a cluster's CA in. */
+export function certificateAuthorityParameterName(stackName: string, cluster: string): string {
+  return `/trainwatch/${stackName}/eks/${cluster}/certificate-authority`;
+}
+
+/**
+ * Each cluster's CA in an SSM parameter of its own (String, standard tier: a CA is ~1.5 KB of the 4 KB allowed),
+ * and the clusters as the function gets them: the parameter's name in place of the CA, which would leave room for
+ * one cluster in Lambda's 4 KB environment.
+ */
+export function eksCertificateAuthorities(
+  scope: Construct,
+  clusters: readonly EksClusterSetting[],
+): { clusters: EksClusterSetting[]; parameters: ssm.StringParameter[] } {
+  const stackName = Stack.of(scope).stackName;
+  const parameters: ssm.StringParameter[] = [];
+  const out = clusters.map(({ certificateAuthority, ...c }) => {
+    if (!certificateAuthority) return c;
+    const name = certificateAuthorityParameterName(stackName, c.name);
+    parameters.push(
+      new ssm.StringParameter(scope, `EksCertificateAuthority-${c.name}`, {
+        parameterName: name,
+        stringValue: certificateAuthority,
+        tier: ssm.ParameterTier.STANDARD,
+        description: `trainwatch: CA of EKS cluster ${c.name} (base64 PEM), read by the remediation function`,
+      }),
+    );
+    return { ...c, certificateAuthorityParam: name };
+  });
+  return { clusters: out, parameters };
+}
+
+/** Lets the remediation role read the clusters' CA parameters: those only, GetParameter only. */
+export function grantCertificateAuthorities(
+  role: iam.IRole,
+  parameters: readonly ssm.StringParameter[],
+): void {
+  if (!parameters.length) return;
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadEksCertificateAuthorities',
+      actions: ['ssm:GetParameter'],
+      resources: parameters.map((p) => p.parameterArn),
+    }),
+  );
 }

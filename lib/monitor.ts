@@ -16,7 +16,7 @@ import { EventRules } from '../lambdas/core/remediation/eventRules.js';
 import { WatchdogAlarms } from './alarms.js';
 import { createDashboard } from './dashboard.js';
 import { DEFAULTS } from './defaults.js';
-import { eksAccessEntries } from './eksAccess.js';
+import { eksAccessEntries, eksCertificateAuthorities, grantCertificateAuthorities } from './eksAccess.js';
 import { commonEnvironment, remediationEnvironment } from './environment.js';
 import { WatchdogFunction } from './functions.js';
 import {
@@ -191,9 +191,12 @@ export class TrainingRunMonitor extends Construct {
       const rem = s.remediation;
       this.documents = new RemediationDocuments(this, 'Documents');
       const [diagnoseDocument, restartDocument] = this.documents.names as [string, string];
+      // The function gets each cluster's CA as the name of the parameter it is stored in.
+      const cas = eksCertificateAuthorities(this, rem.eks.clusters ?? []);
+      const withParams = { ...s, remediation: { ...rem, eks: { ...rem.eks, clusters: cas.clusters } } };
       const remediateEnv = {
         ...environment,
-        ...remediationEnvironment({ diagnose: diagnoseDocument, restart: restartDocument }, s),
+        ...remediationEnvironment({ diagnose: diagnoseDocument, restart: restartDocument }, withParams),
       };
       checkRuntimeConfig('remediate', remediateEnv);
       this.remediate = new WatchdogFunction(this, 'Remediate', {
@@ -215,6 +218,7 @@ export class TrainingRunMonitor extends Construct {
         ssmOutputPrefix: rem.ssmOutputPrefix,
       });
       this.eksAccessEntries = eksAccessEntries(this, this.remediate.role, rem.eks.clusters ?? []);
+      grantCertificateAuthorities(this.remediate.role, cas.parameters);
       remediationRule(this, {
         bus: this.eventBus,
         target: this.remediate.function,

@@ -2,8 +2,10 @@ import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { ConfigError } from '../lambdas/core/base/errors.js';
+import type { EksClusterSetting } from '../lambdas/settings/eks.js';
 import type { SETTINGS } from '../lambdas/settings/index.js';
 import { DEFAULTS, LAMBDA_ENV_LIMIT_BYTES } from './defaults.js';
+import { certificateAuthorityParameterName } from './eksAccess.js';
 import type { TrainingRunMonitorProps } from './props.js';
 import { CODECS, type ResolvedOf, resolveSettings } from './settings/index.js';
 
@@ -66,19 +68,25 @@ function reservedConcurrency(
   };
 }
 
+/** A cluster as the function's environment holds it: its CA's parameter, named for the longest stack name. */
+const asDeployed = ({ certificateAuthority: _, ...c }: EksClusterSetting): EksClusterSetting => ({
+  ...c,
+  certificateAuthorityParam: certificateAuthorityParameterName('x'.repeat(128), c.name),
+});
+
 /** Checks that span settings: each one alone is checked by its kind (lib/settings/kinds.ts). */
 function checkTogether(s: Settings, props: TrainingRunMonitorProps): void {
   const eks = s.remediation.eks.clusters;
   const tunables =
     JSON.stringify(s.remediation.restartPolicy).length +
     JSON.stringify(s.remediation.restartCommands).length +
-    (eks ? CODECS.eksClusters.toEnv(eks).length : 0) +
+    (eks ? CODECS.eksClusters.toEnv(eks.map(asDeployed)).length : 0) +
     (typeof props.profile === 'object' ? s.profile.length : 0);
   // Lambda caps a function's whole environment at 4 KB; leave room for the names and ARNs.
   if (tunables > LAMBDA_ENV_LIMIT_BYTES - 1500)
     fail(
       'remediation',
-      `restartPolicy, restartCommands, eks.clusters (each with its CA, ~1.5 KB) and a custom profile take ${tunables} bytes; keep them under ${LAMBDA_ENV_LIMIT_BYTES - 1500} (Lambda environment limit)`,
+      `restartPolicy, restartCommands, eks.clusters and a custom profile take ${tunables} bytes; keep them under ${LAMBDA_ENV_LIMIT_BYTES - 1500} (Lambda environment limit)`,
     );
   // The Slack app posts to one channel; its endpoint acts on the threads the app posted.
   if (s.slack.botTokenParameterName && !s.slack.channel)

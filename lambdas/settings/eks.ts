@@ -16,8 +16,16 @@ export interface EksClusterSetting {
   readonly name: string;
   /** The API server, `https://….eks.amazonaws.com` (`aws eks describe-cluster`'s `cluster.endpoint`). */
   readonly endpoint: string;
-  /** Base64 of the cluster's CA certificate in PEM (`cluster.certificateAuthority.data`). */
-  readonly certificateAuthority: string;
+  /**
+   * Base64 of the cluster's CA certificate in PEM (`cluster.certificateAuthority.data`): given as itself
+   * (local mode, tests). Exactly one of this and `certificateAuthorityParam`.
+   */
+  readonly certificateAuthority?: string;
+  /**
+   * The SSM parameter (String) holding that CA, read on the cluster's first use: how the stack gives it, since
+   * CAs in the function's 4 KB environment would fit one cluster. Exactly one of this and `certificateAuthority`.
+   */
+  readonly certificateAuthorityParam?: string;
   /** The cluster's region; unset: the function's own. */
   readonly region?: string;
   /** The namespaces remediation may act in there; a run in any other is refused. */
@@ -29,11 +37,21 @@ export interface EksClusterSetting {
 /** The group docs/eks-rbac.yaml binds. */
 export const DEFAULT_EKS_GROUP = 'trainwatch:remediation';
 
-const KEYS = ['name', 'endpoint', 'certificateAuthority', 'region', 'namespaces', 'group'] as const;
+const KEYS = [
+  'name',
+  'endpoint',
+  'certificateAuthority',
+  'certificateAuthorityParam',
+  'region',
+  'namespaces',
+  'group',
+] as const;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 // Kubernetes takes any string as a group; this keeps to what an RBAC subject and an access entry show plainly.
 const GROUP = /^[A-Za-z0-9]([A-Za-z0-9:._@-]{0,98}[A-Za-z0-9])?$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+// SSM's rule: letters, digits and _ . - /, at most 1011 characters; a path starts with / and has no empty step.
+const SSM_PARAM = /^(\/[A-Za-z0-9_.-]+)+$|^[A-Za-z0-9_.-]+$/;
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
@@ -54,17 +72,50 @@ function bad(where: string, problem: string): never {
   throw new Error(`${where}: ${problem}`);
 }
 
-function isPemBase64(v: string): boolean {
+/** Whether `v` is base64 of a PEM certificate (what `cluster.certificateAuthority.data` holds). */
+export function isPemBase64(v: string): boolean {
   return (
     BASE64.test(v) && Buffer.from(v, 'base64').toString('latin1').includes('-----BEGIN CERTIFICATE-----')
   );
+}
+
+/** The CA, given as itself or as an SSM parameter's name: exactly one of the two. */
+function certificateAuthorityOf(
+  c: Record<string, unknown>,
+  where: string,
+): Pick<EksClusterSetting, 'certificateAuthority' | 'certificateAuthorityParam'> {
+  const given = c.certificateAuthority !== undefined;
+  const param = c.certificateAuthorityParam !== undefined;
+  if (given === param)
+    bad(
+      where,
+      given
+        ? 'give certificateAuthority or certificateAuthorityParam, not both'
+        : 'needs certificateAuthority (the CA itself) or certificateAuthorityParam (an SSM parameter holding it)',
+    );
+  if (param) {
+    const name = text(c.certificateAuthorityParam);
+    if (!name || name.length > 1011 || !SSM_PARAM.test(name))
+      bad(
+        where,
+        `certificateAuthorityParam ${JSON.stringify(c.certificateAuthorityParam)} is not an SSM parameter name (letters, digits and _ . - /)`,
+      );
+    return { certificateAuthorityParam: name };
+  }
+  const ca = text(c.certificateAuthority)?.replace(/\s+/g, '');
+  if (!ca || !isPemBase64(ca))
+    bad(where, 'certificateAuthority is not base64 of a PEM certificate (cluster.certificateAuthority.data)');
+  return { certificateAuthority: ca };
 }
 
 /** One cluster, checked; throws an Error whose message says which field is wrong and why. */
 function cluster(v: unknown, i: number): EksClusterSetting {
   let where = `cluster ${i}`;
   if (!v || typeof v !== 'object' || Array.isArray(v))
-    bad(where, 'must be an object { name, endpoint, certificateAuthority, region?, namespaces, group? }');
+    bad(
+      where,
+      'must be an object { name, endpoint, certificateAuthority | certificateAuthorityParam, region?, namespaces, group? }',
+    );
   const c = v as Record<string, unknown>;
   const name = text(c.name);
   if (!name || !EKS_CLUSTER_NAME.test(name))
@@ -82,9 +133,7 @@ function cluster(v: unknown, i: number): EksClusterSetting {
       where,
       `endpoint ${JSON.stringify(c.endpoint ?? null)} is not an https URL with only a host (cluster.endpoint of aws eks describe-cluster)`,
     );
-  const ca = text(c.certificateAuthority)?.replace(/\s+/g, '');
-  if (!ca || !isPemBase64(ca))
-    bad(where, 'certificateAuthority is not base64 of a PEM certificate (cluster.certificateAuthority.data)');
+  const ca = certificateAuthorityOf(c, where);
   const region = c.region === undefined ? undefined : text(c.region);
   if (c.region !== undefined && (!region || !REGION.test(region)))
     bad(where, `region ${JSON.stringify(c.region)} is not an AWS region (e.g. us-east-1)`);
@@ -111,7 +160,7 @@ function cluster(v: unknown, i: number): EksClusterSetting {
   return {
     name,
     endpoint,
-    certificateAuthority: ca,
+    ...ca,
     ...(region && { region }),
     namespaces: [...new Set(namespaces as string[])],
     group,

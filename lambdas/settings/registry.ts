@@ -407,13 +407,14 @@ export const SETTINGS = {
       /**
        * The EKS clusters remediation may act in: `{ name, endpoint, certificateAuthority, region?, namespaces,
        * group? }` each. The stack gives the remediation role an access entry on each, in the Kubernetes `group`
-       * (default `trainwatch:remediation`, what docs/eks-rbac.yaml binds).
+       * (default `trainwatch:remediation`, what docs/eks-rbac.yaml binds), and stores each CA in an SSM parameter
+       * of its own, which the function reads (Lambda's 4 KB environment would hold one CA).
        * @default [] (no EKS: a run on EKS is reported, never restarted)
        */
       clusters: eksClusters({
         env: 'TRAINWATCH_EKS_CLUSTERS',
         unset: '— (no EKS)',
-        doc: 'JSON: `[{name, endpoint, certificateAuthority, region?, namespaces, group?}]` (docs/EKS.md)',
+        doc: 'JSON: `[{name, endpoint, certificateAuthority or …Param, namespaces, …}]` (docs/EKS.md)',
       }),
       /**
        * How a PyTorchJob's gang restarts: `pods` deletes its pods (its operator starts them again), `suspend`

@@ -8,7 +8,10 @@ export interface EksCluster {
   readonly name: string;
   /** The API server, `https://….eks.amazonaws.com` (`aws eks describe-cluster`: `cluster.endpoint`). */
   readonly endpoint: string;
-  /** Base64 of the cluster's CA certificate (`cluster.certificateAuthority.data`). */
+  /**
+   * Base64 of the cluster's CA certificate (`cluster.certificateAuthority.data`). The stack stores it in an SSM
+   * parameter of its own and gives the function the parameter's name.
+   */
   readonly certificateAuthority: string;
   /**
    * The cluster's region. The stack creates the access entry only for a cluster in its own region.
@@ -40,11 +43,19 @@ export const EKS_CODECS: { readonly [K in 'eksClusters']: Codec<K> } = {
       ),
     fromFile: (v) => v,
     resolve: (v, fail) => {
+      let clusters: EksClusterSetting[];
       try {
-        return checkEksClusters(v);
+        clusters = checkEksClusters(v);
       } catch (e) {
         return fail(`is invalid: ${(e as Error).message}`);
       }
+      // The stack makes each CA's parameter (lib/eksAccess.ts): it takes the CA itself, never a parameter.
+      const byParam = clusters.find((c) => !c.certificateAuthority);
+      if (byParam)
+        return fail(
+          `is invalid: cluster ${byParam.name}: needs certificateAuthority (the stack stores it in an SSM parameter of its own)`,
+        );
+      return clusters;
     },
     // The default group is the runtime's too: left out, it spares the 4 KB environment a few bytes per cluster.
     toEnv: (v) =>

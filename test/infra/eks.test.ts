@@ -12,7 +12,7 @@ const CA = Buffer.from(
   `-----BEGIN CERTIFICATE-----\n${'MIIC/jCCAeagAwIBAgIBADANBgkqhkiG9w0BAQsFADAV\n'.repeat(24)}-----END CERTIFICATE-----\n`,
 ).toString('base64');
 
-// A short stand-in: two clusters with real CAs do not fit the environment (the last test).
+// A short stand-in, for the tests that are not about size.
 const SHORT_CA = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString(
   'base64',
 );
@@ -24,6 +24,15 @@ const PROD = {
   namespaces: ['training', 'team-a'],
 };
 const DEV = { ...PROD, name: 'ml-dev', namespaces: ['dev'], group: 'ml:trainwatch' };
+
+/** The CA parameter the stack makes for a cluster of the test stack, `Trainwatch`. */
+const caParam = (name: string) => `/trainwatch/Trainwatch/eks/${name}/certificate-authority`;
+
+/** A cluster as the function's environment holds it: the CA's parameter, not the CA. */
+const deployed = ({ certificateAuthority: _, ...c }: typeof DEV | typeof PROD) => ({
+  ...c,
+  certificateAuthorityParam: caParam(c.name),
+});
 
 const withClusters = (clusters: unknown[], more: TrainwatchConfigInput = {}): TrainwatchConfigInput => ({
   ...more,
@@ -61,10 +70,10 @@ describe('EKS clusters (remediation.eks)', () => {
     );
   });
 
-  it('adds no IAM statement: the token is a presigned STS GetCallerIdentity, which needs no permission', () => {
+  it('adds one IAM statement, reading the CA parameters; none for EKS or STS (the token is a presigned GetCallerIdentity)', () => {
     const plain = roleStatements(synthStack().template, 'MonitorRemediateRole');
     const withEks = roleStatements(synthStack(withClusters([PROD])).template, 'MonitorRemediateRole');
-    expect(withEks).toEqual(plain);
+    expect(withEks.filter((s) => s.Sid !== 'ReadEksCertificateAuthorities')).toEqual(plain);
     expect(withEks.flatMap(actionsOf).filter((a) => /^(eks|sts):/.test(a))).toEqual([]);
   });
 
@@ -73,7 +82,7 @@ describe('EKS clusters (remediation.eks)', () => {
       withClusters([PROD, DEV], { remediation: { eks: { gangRestart: 'suspend' } } }),
     );
     const env = remediateEnv(template);
-    expect(JSON.parse(env.TRAINWATCH_EKS_CLUSTERS!)).toEqual([PROD, DEV]);
+    expect(JSON.parse(env.TRAINWATCH_EKS_CLUSTERS!)).toEqual([PROD, DEV].map(deployed));
     expect(env.TRAINWATCH_EKS_GANG_RESTART).toBe('suspend');
     const sweep = logicalId(template, 'AWS::Lambda::Function', 'MonitorSweepFunction');
     expect(template.toJSON().Resources[sweep].Properties.Environment.Variables).not.toHaveProperty(
@@ -117,12 +126,56 @@ describe('EKS clusters (remediation.eks)', () => {
     expect(() => resolveProps(props)).toThrow(message);
   });
 
-  it("fits one cluster in the function's 4 KB environment, and says so when two do not", () => {
-    const [prod, dev] = [PROD, DEV].map((c) => ({ ...c, certificateAuthority: CA }));
+  it("stores each CA in an SSM parameter, so three clusters fit the function's 4 KB environment", () => {
     expect(CA.length).toBeGreaterThan(1500);
-    expect(() => resolveProps({ remediation: { eks: { clusters: [prod!] } } })).not.toThrow();
-    expect(() => resolveProps({ remediation: { eks: { clusters: [prod!, dev!] } } })).toThrow(
-      /eks\.clusters .* take \d+ bytes; keep them under 2596 \(Lambda environment limit\)/,
+    const names = ['ml-prod', 'ml-dev', 'ml-eu'];
+    const clusters = names.map((name) => ({ ...PROD, name, certificateAuthority: CA }));
+    const { stack, template } = synthStack(withClusters(clusters));
+    Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('environment'));
+
+    template.resourceCountIs('AWS::SSM::Parameter', 3);
+    for (const name of names)
+      template.hasResourceProperties('AWS::SSM::Parameter', {
+        Name: caParam(name),
+        Type: 'String',
+        Tier: 'Standard',
+        Value: CA,
+      });
+
+    const env = remediateEnv(template);
+    expect(JSON.stringify(env)).not.toContain(CA.slice(0, 40));
+    expect(JSON.parse(env.TRAINWATCH_EKS_CLUSTERS!)).toEqual(
+      clusters.map(({ certificateAuthority: _, ...c }) => ({
+        ...c,
+        certificateAuthorityParam: caParam(c.name),
+      })),
+    );
+
+    // The role's other reads (the Slack webhook's parameter) are those of a stack without EKS: the test above.
+    const reads = roleStatements(template, 'MonitorRemediateRole').filter(
+      (s) => s.Sid === 'ReadEksCertificateAuthorities',
+    );
+    expect(reads).toHaveLength(1);
+    expect(actionsOf(reads[0]!)).toEqual(['ssm:GetParameter']);
+    const arns = reads[0]!.Resource as unknown[];
+    expect(arns).toHaveLength(3);
+    // Each ARN is `arn:<partition>:ssm:<region>:<account>:parameter` and the name (a Ref) of one CA's parameter.
+    const resources = template.toJSON().Resources;
+    const named = arns.map((arn) => {
+      const parts = (arn as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+      expect(parts.at(-2)).toBe(':parameter');
+      const ref = (parts.at(-1) as { Ref: string }).Ref;
+      expect(resources[ref].Type).toBe('AWS::SSM::Parameter');
+      return resources[ref].Properties.Name as string;
+    });
+    expect(named.sort()).toEqual(names.map(caParam).sort());
+  });
+
+  it('refuses a cluster given by its parameter in the stack: the stack stores the CA itself', () => {
+    const { certificateAuthority: _, ...rest } = PROD;
+    const cluster = { ...rest, certificateAuthorityParam: '/my/ca' };
+    expect(() => resolveProps({ remediation: { eks: { clusters: [cluster as never] } } })).toThrow(
+      /cluster ml-prod: needs certificateAuthority/,
     );
   });
 });

@@ -229,7 +229,7 @@ describe('remediation.eks', () => {
     [
       'an unknown key',
       withClusters([cluster({ namespace: 'training' })]),
-      /cluster 0 \(ml-prod\): unknown key "namespace" \(the keys are name, endpoint, certificateAuthority, region, namespaces, group\)/,
+      /cluster 0 \(ml-prod\): unknown key "namespace" \(the keys are name, endpoint, certificateAuthority, certificateAuthorityParam, region, namespaces, group\)/,
     ],
     [
       'empty namespaces',
@@ -261,6 +261,28 @@ describe('remediation.eks', () => {
       withClusters([cluster({ certificateAuthority: 'not-a-cert' })]),
       /certificateAuthority is not base64 of a PEM certificate/,
     ],
+    [
+      'both a CA and its parameter',
+      withClusters([cluster({ certificateAuthorityParam: '/trainwatch/ca' })]),
+      /cluster 0 \(ml-prod\): give certificateAuthority or certificateAuthorityParam, not both/,
+    ],
+    [
+      'neither a CA nor its parameter',
+      withClusters([cluster({ certificateAuthority: undefined })]),
+      /cluster 0 \(ml-prod\): needs certificateAuthority \(the CA itself\) or certificateAuthorityParam/,
+    ],
+    [
+      'a CA parameter that is not an SSM parameter name',
+      withClusters([
+        cluster({ certificateAuthority: undefined, certificateAuthorityParam: '/trainwatch//ca x' }),
+      ]),
+      /cluster 0 \(ml-prod\): certificateAuthorityParam "\/trainwatch\/\/ca x" is not an SSM parameter name/,
+    ],
+    [
+      'an empty CA parameter',
+      withClusters([cluster({ certificateAuthority: undefined, certificateAuthorityParam: '' })]),
+      /certificateAuthorityParam "" is not an SSM parameter name/,
+    ],
     ['a bad region', withClusters([cluster({ region: 'Europe' })]), /region "Europe" is not an AWS region/],
     [
       'a system: group',
@@ -272,6 +294,18 @@ describe('remediation.eks', () => {
     const err = configError(typeof env === 'string' ? { ...BASE, TRAINWATCH_EKS_CLUSTERS: env } : env);
     expect(err.message).toMatch(message);
     expect(err.context).toEqual({ name: 'TRAINWATCH_EKS_CLUSTERS' });
+  });
+
+  it("takes the CA as the name of its SSM parameter instead (the stack's way)", () => {
+    const param = '/trainwatch/Trainwatch/eks/ml-prod/certificate-authority';
+    const c = loadConfig(
+      withClusters([cluster({ certificateAuthority: undefined, certificateAuthorityParam: param })]),
+    );
+    const { certificateAuthority: _, ...rest } = cluster();
+    expect(c.remediation.eks.clusters).toEqual([
+      { ...rest, certificateAuthorityParam: param, group: 'trainwatch:remediation' },
+    ]);
+    expect(c.remediation.eks.clusters[0]).not.toHaveProperty('certificateAuthority');
   });
 
   it('refuses a gang restart other than pods or suspend', () => {
