@@ -1,11 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../core/base/errors.js';
-import {
-  EKS_CLUSTER_NAME,
-  GANG_RESTARTS,
-  type GangRestart,
-  NAMESPACE_NAME,
-} from '../core/remediation/eks/place.js';
+import { EKS_CLUSTER, K8S_LABEL } from '../core/protocol/platform.js';
+import { GANG_RESTARTS, type GangRestart } from '../core/remediation/eks/place.js';
 import { type Base, type Env, read } from './define.js';
 
 /** The EKS clusters remediation may act in (docs/EKS.md, "Configuration"): where each is and how it is reached. */
@@ -118,7 +114,7 @@ function cluster(v: unknown, i: number): EksClusterSetting {
     );
   const c = v as Record<string, unknown>;
   const name = text(c.name);
-  if (!name || !EKS_CLUSTER_NAME.test(name))
+  if (!name || !EKS_CLUSTER.test(name))
     bad(
       where,
       `name ${JSON.stringify(c.name ?? null)} is not an EKS cluster name (letters, digits, - and _, at most 100)`,
@@ -140,7 +136,7 @@ function cluster(v: unknown, i: number): EksClusterSetting {
   if (!Array.isArray(c.namespaces) || c.namespaces.length === 0)
     bad(where, 'namespaces must list at least one namespace remediation may act in');
   const namespaces = c.namespaces as unknown[];
-  const badNs = namespaces.find((n) => typeof n !== 'string' || !NAMESPACE_NAME.test(n));
+  const badNs = namespaces.find((n) => typeof n !== 'string' || !K8S_LABEL.test(n));
   if (badNs !== undefined)
     bad(
       where,

@@ -2,6 +2,7 @@
 // and the stack's configuration (the clusters trainwatch may act in, and their namespaces). Heartbeat
 // content is untrusted: every name is checked against Kubernetes' syntax, and a cluster or namespace the
 // configuration does not list is refused, never guessed.
+import { EKS_CLUSTER, K8S_LABEL, K8S_SUBDOMAIN } from '../../protocol/platform.js';
 import { JOB_KINDS, type JobKind } from './types.js';
 
 /** A cluster remediation may act in, and the namespaces it may act in there. */
@@ -32,13 +33,6 @@ export interface EksPlace {
   readonly node?: string;
 }
 
-const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const CLUSTER = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
-
-/** A namespace (an RFC 1123 label) and an EKS cluster name: the configuration is checked with the same rules. */
-export { CLUSTER as EKS_CLUSTER_NAME, LABEL as NAMESPACE_NAME };
-
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
 /** How `status` and the alerts name where the run lives: "EKS ml-prod/team-a/PyTorchJob llama". */
@@ -65,13 +59,13 @@ export function eksPlaceOf(
     return {
       problem: `metadata.json platform.job.kind ${JSON.stringify(kind ?? null)} is not PyTorchJob or RayJob`,
     };
-  if (!name || !SUBDOMAIN.test(name))
+  if (!name || !K8S_SUBDOMAIN.test(name))
     return { problem: 'metadata.json platform.job.name is missing or not a Kubernetes name' };
-  if (!namespace || !LABEL.test(namespace))
+  if (!namespace || !K8S_LABEL.test(namespace))
     return { problem: 'metadata.json platform.namespace is missing or not a Kubernetes namespace' };
   const clusters = settings?.clusters ?? [];
   const named = str(p.cluster);
-  if (named !== undefined && !CLUSTER.test(named))
+  if (named !== undefined && !EKS_CLUSTER.test(named))
     return { problem: 'metadata.json platform.cluster is not an EKS cluster name' };
   const cluster = named
     ? clusters.find((c) => c.name === named)
@@ -96,8 +90,8 @@ export function eksPlaceOf(
       namespace,
       kind: kind as JobKind,
       job: name,
-      ...(pod && SUBDOMAIN.test(pod) && { pod }),
-      ...(node && SUBDOMAIN.test(node) && { node }),
+      ...(pod && K8S_SUBDOMAIN.test(pod) && { pod }),
+      ...(node && K8S_SUBDOMAIN.test(node) && { node }),
     },
   };
 }
