@@ -22,6 +22,7 @@ import {
   RecordingNotifier,
   type RecordOverrides,
   record,
+  recordingArchive,
 } from '../support/fakes.js';
 import { applyCrds, type Kube, startKube } from '../support/kube.js';
 import { admin, serveTls } from './cluster.js';
@@ -200,10 +201,7 @@ function world(o: RunOptions) {
     runs,
     states,
     commands: noSsm,
-    archive: {
-      archive: async (runId, attempt, files) =>
-        files.map((f) => archived[archived.push(`${runId}/attempts/${attempt}/${f}`) - 1]!),
-    },
+    archive: recordingArchive(archived),
     notifiers: [slack],
     links: { bucket: 'b', prefix: 'training-runs', region: 'us-east-1' },
     settings: {

@@ -1,7 +1,13 @@
 import { DeliveryError } from '../../lambdas/core/base/errors.js';
 import type { Alert } from '../../lambdas/core/model/alert.js';
 import { type ObjectInfo, type RunFiles, RunGrouper } from '../../lambdas/core/model/listing.js';
-import type { MovedFiles, Notifier, RunStore, StateStore } from '../../lambdas/core/model/ports.js';
+import type {
+  AttemptArchive,
+  MovedFiles,
+  Notifier,
+  RunStore,
+  StateStore,
+} from '../../lambdas/core/model/ports.js';
 import type { Ended, Flip, OutboxEntry, RunRecord, Undelivered } from '../../lambdas/core/model/record.js';
 import type { AttemptFacts } from '../../lambdas/core/model/slices/attempt.js';
 import { RunFile, type RunFileName } from '../../lambdas/core/protocol/files.js';
@@ -267,6 +273,14 @@ export class FakeStateStore implements StateStore {
 }
 
 /** A channel that records what it was sent. */
+/** An attempt archive that records the keys it would write (`run/attempts/N/file`) in `archived`. */
+export function recordingArchive(archived: string[]): AttemptArchive {
+  return {
+    archive: async (runId, attempt, files) =>
+      files.map((f) => archived[archived.push(`${runId}/attempts/${attempt}/${f}`) - 1]!),
+  };
+}
+
 export class RecordingNotifier implements Notifier {
   readonly sent: Alert[] = [];
   constructor(readonly channel: string) {}

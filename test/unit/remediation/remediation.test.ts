@@ -10,6 +10,7 @@ import {
   RecordingNotifier,
   type RecordOverrides,
   record,
+  recordingArchive,
 } from '../../support/fakes.js';
 
 const NOW = 1_800_000_000_000;
@@ -73,10 +74,7 @@ function world(rec: RecordOverrides, runner: CommandRunner, meta: Record<string,
     runs,
     states,
     commands: runner,
-    archive: {
-      archive: async (runId, attempt, files) =>
-        files.map((f) => archived[archived.push(`${runId}/attempts/${attempt}/${f}`) - 1]!),
-    },
+    archive: recordingArchive(archived),
     notifiers: [slack],
     links: { bucket: 'b', prefix: 'training-runs', region: 'us-east-1' },
     settings: {
